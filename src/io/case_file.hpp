@@ -1,0 +1,137 @@
+// Owns the description of an analysis as read from a YAML case file: the
+// types below are what every other part of bipo consumes, and read_case() is
+// the only place that knows YAML. Every key is documented in docs/case-file.md.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <array>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bipo {
+
+/// One straight segment of a load program: the factor goes linearly from the
+/// previous segment's target (0 at the start) to `target` in `n_increments`.
+struct LoadSegment {
+  double target = 0.0;
+  int n_increments = 1;
+  int cycle = 0;  ///< 0 outside a `repeat` block, k for its k-th repetition
+};
+
+/// A piecewise linear load program, starting from factor 0.
+struct LoadProgram {
+  std::vector<LoadSegment> segments;
+
+  /// Total number of increments.
+  [[nodiscard]] int n_increments() const;
+  /// Factor at the end of increment k (k = 1..n_increments()); factor(0) = 0.
+  /// Fractional k (cut increments) interpolates linearly within a segment.
+  [[nodiscard]] double factor(double k) const;
+  /// Cycle of increment k (1-based): the `cycle` of the segment it belongs to.
+  [[nodiscard]] int cycle(int k) const;
+  /// Number of cycles (largest segment cycle).
+  [[nodiscard]] int n_cycles() const;
+};
+
+/// Parameters of the punch cylinder generator (O-grid, see src/mesh/generate.hpp).
+struct CylinderParams {
+  double radius = 10.0;
+  double height = 10.0;
+  int core = 8;    ///< elements along each side of the central square block
+  int ring = 8;    ///< radial elements of each ring block
+  int layers = 4;  ///< elements along the axis
+};
+
+/// Where the mesh comes from: a .msh file or the built-in generator.
+struct MeshSource {
+  std::optional<std::filesystem::path> file;  ///< absolute (resolved against the case file's folder)
+  std::optional<CylinderParams> cylinder;     ///< exactly one of file / cylinder is set
+};
+
+/// Linear isotropic elasticity (SPEC.md section 1).
+struct Material {
+  double young = 0.0;    ///< E > 0 [stress units, e.g. MPa]
+  double poisson = 0.0;  ///< -1 < nu < 0.5
+};
+
+/// A displacement condition on a named node set: each component optional; the
+/// imposed value at increment k is value * program.factor(k).
+struct DirichletCondition {
+  std::string set;
+  std::array<std::optional<double>, 3> value;  ///< ux, uy, uz [length]
+  std::optional<LoadProgram> program;          ///< default: the case's load program
+};
+
+/// A force applied to every node of a named set, scaled by a program.
+struct NodalLoad {
+  std::string set;
+  Eigen::Vector3d force_per_node = Eigen::Vector3d::Zero();  ///< [force]
+  std::optional<LoadProgram> program;
+};
+
+/// Friction law parameters, SPEC.md section 3 (mu = diag(mu1, mu2), p = diag(p1, p2)).
+struct FrictionParams {
+  double mu1 = 0.0, mu2 = 0.0, p1 = 0.0, p2 = 0.0;
+};
+
+/// A rigid plane in contact with a named node set (SPEC.md section 2).
+struct ContactPlane {
+  std::string name;
+  std::string set;                                     ///< contact node set
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();     ///< p0
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();   ///< n, unit, into the body
+  Eigen::Vector3d direction = Eigen::Vector3d::UnitX();///< t1 (already projected and normalized)
+  FrictionParams friction;
+  std::optional<double> rho;                           ///< override of the automatic rho
+  Eigen::Vector3d motion = Eigen::Vector3d::Zero();    ///< w at factor 1 [length]
+  std::optional<LoadProgram> motion_program;          ///< default: the case's load program
+};
+
+/// Tolerances and limits of the increment loop (SPEC.md section 3.3).
+struct SolverSettings {
+  double force_tolerance = 1e-10;  ///< equilibrium residual / reference force
+  double law_tolerance = 1e-10;    ///< max_i G_i / (max r_n * max |du| ) scaled certificate
+  int max_iterations = 10000;      ///< contact iterations per increment
+  int max_cuts = 4;                ///< bisections of a failing increment
+};
+
+/// A point of the contact face followed through the history (nearest node).
+struct Probe {
+  std::string name;
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();
+  std::string set;  ///< the node set searched (default: the first contact plane's set)
+};
+
+/// What is written and where.
+struct OutputSettings {
+  std::filesystem::path directory;  ///< absolute (resolved against the case file's folder)
+  std::vector<std::string> fields{"displacement", "stress", "von_mises", "sets", "contact"};
+  int every = 1;  ///< write VTK every N increments (the last one is always written)
+  bool vtk = true;
+};
+
+/// A whole analysis.
+struct Case {
+  std::filesystem::path source;  ///< the case file
+  std::string title;
+  MeshSource mesh;
+  Material material;
+  LoadProgram program;
+  std::vector<DirichletCondition> dirichlet;
+  std::vector<NodalLoad> loads;
+  std::vector<ContactPlane> contacts;
+  std::vector<Probe> probes;
+  std::string probe_p;  ///< name of the probe shown as the paper's point P (may be empty)
+  SolverSettings solver;
+  OutputSettings output;
+};
+
+/// Reads and validates a case file. Throws InputError naming the file, the key
+/// path and the line for unknown keys, wrong types, missing required keys and
+/// out-of-range values; nothing is silently ignored.
+[[nodiscard]] Case read_case(const std::filesystem::path& file);
+
+}  // namespace bipo
