@@ -1,0 +1,57 @@
+// Owns the global linear-elastic system of a hexahedral mesh: the sparse
+// stiffness K (3 dofs per node, dof = 3 * node + component), assembled once
+// (SPEC.md section 1), its partition into free and prescribed dofs for
+// Dirichlet conditions by elimination, and the post-processed stresses.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <vector>
+
+#include "fem/hex8.hpp"
+#include "mesh/mesh.hpp"
+
+namespace bipo {
+
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+/// Assembles the stiffness of the whole mesh. The element loop runs in
+/// parallel (OpenMP) over colours of elements that share no node, so every
+/// entry receives its contributions in the same order whatever the number of
+/// threads: the result is bitwise deterministic.
+[[nodiscard]] SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d);
+
+/// Element colouring used by the assembly (exposed for tests): no two
+/// elements of the same colour share a node.
+[[nodiscard]] std::vector<std::vector<int>> colour_elements(const Mesh& mesh);
+
+/// The split of the dofs into free ones (unknowns of the reduced system) and
+/// prescribed ones (Dirichlet values).
+class DofPartition {
+ public:
+  /// `prescribed` flags each of the 3 * n_nodes dofs.
+  explicit DofPartition(const std::vector<bool>& prescribed);
+
+  [[nodiscard]] int n_dofs() const { return static_cast<int>(free_index_.size()); }
+  [[nodiscard]] int n_free() const { return static_cast<int>(free_dofs_.size()); }
+  [[nodiscard]] int n_prescribed() const { return static_cast<int>(prescribed_dofs_.size()); }
+  /// Index of a dof among the free ones, or -1 if it is prescribed.
+  [[nodiscard]] int free_index(int dof) const { return free_index_[dof]; }
+  /// Index of a dof among the prescribed ones, or -1 if it is free.
+  [[nodiscard]] int prescribed_index(int dof) const { return prescribed_index_[dof]; }
+  [[nodiscard]] const std::vector<int>& free_dofs() const { return free_dofs_; }
+  [[nodiscard]] const std::vector<int>& prescribed_dofs() const { return prescribed_dofs_; }
+
+  /// K_ff (free x free) and K_fp (free x prescribed) of a full matrix.
+  void split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix& k_fp) const;
+
+ private:
+  std::vector<int> free_index_, prescribed_index_;
+  std::vector<int> free_dofs_, prescribed_dofs_;
+};
+
+/// Gauss-point-averaged stress of every element (Voigt, see hex8.hpp) for the
+/// full displacement vector u (3 * n_nodes).
+[[nodiscard]] std::vector<Vector6d> element_stresses(const Mesh& mesh, const Matrix6d& d,
+                                                     const Eigen::VectorXd& u);
+
+}  // namespace bipo

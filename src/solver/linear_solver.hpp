@@ -1,0 +1,30 @@
+// Owns the linear algebra interface of bipo: one small class that factorizes a
+// symmetric positive definite sparse matrix once and solves with it many
+// times. CHOLMOD (supernodal Cholesky) is the backend today; a distributed
+// backend (e.g. PETSc) would implement the same three calls.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+
+#include "fem/elasticity.hpp"
+
+namespace bipo {
+
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+  /// Factorizes an SPD matrix; throws NumericalError if it is not SPD.
+  virtual void factorize(const SparseMatrix& a) = 0;
+  /// Solves A X = B for one or several right-hand sides (columns of b).
+  virtual void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const = 0;
+  /// Number of nonzeros of the factor (for reports).
+  [[nodiscard]] virtual double factor_nonzeros() const = 0;
+  [[nodiscard]] virtual std::string name() const = 0;
+};
+
+/// CHOLMOD supernodal Cholesky, fill-reducing ordering chosen by CHOLMOD.
+[[nodiscard]] std::unique_ptr<LinearSolver> make_cholmod_solver();
+
+}  // namespace bipo
