@@ -1,2 +1,82 @@
-// Placeholder until the command line lands (apps/ owns only the thin main).
-int main() { return 0; }
+// bipo's command line: a thin main that parses arguments, calls src/app, and
+// turns errors into a message on stderr and a non-zero exit code.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "app/run.hpp"
+#include "io/errors.hpp"
+#include "mesh/generate.hpp"
+#include "mesh/gmsh_io.hpp"
+#include "version.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "bipo: 3D finite-element frictional contact with the bipotential method (orthotropic "
+      "Coulomb friction, non-associated sliding rule).\nSee README.md and docs/."};
+  app.set_version_flag("--version", std::string("bipo ") + bipo::version_string);
+  app.require_subcommand(1);
+
+  std::string case_file;
+  std::string output_dir;
+  bool quiet = false;
+  auto* run = app.add_subcommand("run", "Run a case file and write its results");
+  run->add_option("case", case_file, "YAML case file (docs/case-file.md)")->required();
+  run->add_option("-o,--output", output_dir, "Results folder (overrides output.directory)");
+  run->add_flag("-q,--quiet", quiet, "No progress lines");
+
+  auto* check = app.add_subcommand("check", "Validate a case file and its mesh without solving");
+  check->add_option("case", case_file, "YAML case file")->required();
+
+  bipo::CylinderParams cylinder;
+  std::string mesh_output;
+  bool binary = false;
+  double format = 4.1;
+  auto* mesh = app.add_subcommand("mesh", "Write a generated mesh to a Gmsh .msh file");
+  auto* mesh_cylinder = mesh->add_subcommand("cylinder", "The punch cylinder (O-grid, axis z)");
+  mesh->require_subcommand(1);
+  mesh_cylinder->add_option("--radius", cylinder.radius, "Radius [length]")->capture_default_str();
+  mesh_cylinder->add_option("--height", cylinder.height, "Height [length]")->capture_default_str();
+  mesh_cylinder->add_option("--core", cylinder.core, "Elements along a side of the central square")
+      ->capture_default_str();
+  mesh_cylinder->add_option("--ring", cylinder.ring, "Radial elements of each ring block")
+      ->capture_default_str();
+  mesh_cylinder->add_option("--layers", cylinder.layers, "Elements along the axis")
+      ->capture_default_str();
+  mesh_cylinder->add_option("-o,--output", mesh_output, "The .msh file to write")->required();
+  mesh_cylinder->add_flag("--binary", binary, "Binary instead of ASCII");
+  mesh_cylinder->add_option("--format", format, "MSH format version: 4.1 or 2.2")
+      ->check(CLI::IsMember({2.2, 4.1}))
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*run) {
+      bipo::RunOptions options;
+      if (!output_dir.empty()) options.output_directory = std::filesystem::absolute(output_dir);
+      options.quiet = quiet;
+      bipo::run_case(bipo::read_case(case_file), options, std::cerr);
+    } else if (*check) {
+      bipo::check_case(bipo::read_case(case_file), std::cout);
+    } else if (*mesh_cylinder) {
+      const bipo::Mesh m = bipo::generate_cylinder(cylinder);
+      bipo::write_msh(m, mesh_output, binary, format);
+      std::cout << "wrote " << mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()
+                << " hexahedra, " << m.node_sets.at("bottom").size() << " bottom nodes\n";
+    }
+  } catch (const bipo::InputError& e) {
+    std::cerr << "bipo: input error: " << e.what() << "\n";
+    return 2;
+  } catch (const bipo::NumericalError& e) {
+    std::cerr << "bipo: numerical failure: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "bipo: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,33 @@
+// Owns what `bipo run` and `bipo check` do with a case: build or read the
+// mesh, validate the case against it, run the analysis, and write every
+// result file (VTK series, history and probe CSVs, per-cycle CSV, summary
+// JSON; see docs/outputs.md). Output files are complete or absent.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+
+#include "io/case_file.hpp"
+#include "mesh/mesh.hpp"
+
+namespace bipo {
+
+/// The mesh of a case: read from its .msh file or generated.
+[[nodiscard]] Mesh load_mesh(const Case& c);
+
+struct RunOptions {
+  std::optional<std::filesystem::path> output_directory;  ///< overrides the case's
+  bool quiet = false;  ///< no progress lines
+};
+
+/// Runs a case and writes its results. Progress lines go to `log` (one per
+/// increment). Throws InputError or NumericalError; on a NumericalError the
+/// results of the converged increments are kept and the summary says "failed".
+void run_case(const Case& c, const RunOptions& options, std::ostream& log);
+
+/// Validates a case: reads it, builds the mesh and checks every set name and
+/// condition against it, without solving. Prints a short description.
+void check_case(const Case& c, std::ostream& log);
+
+}  // namespace bipo

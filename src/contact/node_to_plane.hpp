@@ -1,0 +1,117 @@
+// Owns node-to-rigid-plane contact (SPEC.md section 2) for a list of contact
+// nodes, and the solution of the condensed contact problem of an increment by
+// block Gauss-Seidel sweeps that call the per-node law (SPEC 3.2, 3.3).
+//
+// It knows nothing of meshes or of how the global system is solved: the
+// solver gives it the Delassus operator W = E^T K^-1 E in the nodes' local
+// frames (E maps local reactions to nodal forces) and, per increment, the
+// contact nodes' displacements without contact forces. Everything per node is
+// in the local frame (n, t1, t2).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+#include <vector>
+
+#include "contact/friction_law.hpp"
+
+namespace bipo {
+
+/// A rigid plane (SPEC 2): point p0, unit normal n into the body, principal
+/// friction direction t1, t2 = n x t1, its law, and its prescribed rigid
+/// displacement w at the current and at the last converged increment.
+struct RigidPlane {
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
+  Eigen::Vector3d t1 = Eigen::Vector3d::UnitX();
+  FrictionLaw law = FrictionLaw::isotropic(0.0);
+  Eigen::Vector3d w = Eigen::Vector3d::Zero();
+  Eigen::Vector3d w_prev = Eigen::Vector3d::Zero();
+
+  /// Rows n, t1, t2: maps global vectors to local components.
+  [[nodiscard]] Eigen::Matrix3d frame() const;
+};
+
+/// One contact node: the plane it touches and its reference position X.
+struct ContactNode {
+  int plane = 0;
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();
+};
+
+/// Per-node results of an increment (all in the local frame).
+struct ContactNodeState {
+  Eigen::Vector3d r = Eigen::Vector3d::Zero();  ///< (r_n, r_t1, r_t2)
+  double gap = 0.0;                             ///< g
+  Eigen::Vector2d slip = Eigen::Vector2d::Zero();  ///< du_t of the increment
+  ContactState state = ContactState::open;
+  double f = 0.0;            ///< |r_t|_mu - r_n
+  double certificate = 0.0;  ///< G_i (SPEC 3.1)
+  double dissipation = 0.0;  ///< D_i = -r_t . du_t
+};
+
+/// How the sweeps of one increment went.
+struct ContactSolveReport {
+  int sweeps = 0;
+  bool converged = false;
+  double scaled_certificate = 0.0;  ///< max_i G_i / (max |r| * max relative motion)
+  double scaled_penetration = 0.0;  ///< max(-g) / max relative motion
+};
+
+class NodeToPlaneContact {
+ public:
+  NodeToPlaneContact(std::vector<RigidPlane> planes, std::vector<ContactNode> nodes);
+
+  [[nodiscard]] int n_nodes() const { return static_cast<int>(nodes_.size()); }
+  [[nodiscard]] const std::vector<RigidPlane>& planes() const { return planes_; }
+  [[nodiscard]] const std::vector<ContactNode>& nodes() const { return nodes_; }
+  /// Local frame of node i (rows n, t1, t2).
+  [[nodiscard]] const Eigen::Matrix3d& frame(int i) const { return frames_[i]; }
+
+  /// Sets the Delassus operator (3m x 3m, local frames) and the per-node rho:
+  /// automatic from the node's diagonal block (friction_law.hpp) unless a
+  /// plane gives a fixed value (`rho_override`, one per plane, <= 0 = auto).
+  void set_delassus(Eigen::MatrixXd w, const std::vector<double>& rho_override);
+  [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }
+  [[nodiscard]] double rho(int i) const { return rho_[i]; }
+
+  /// Moves the planes for the increment being solved.
+  void set_plane_motion(int plane, const Eigen::Vector3d& w);
+
+  /// Local kinematics (g, du_t1, du_t2) of every node for the given nodal
+  /// displacements (3m, global components) at the end of the increment,
+  /// against the last converged ones (SPEC 2).
+  [[nodiscard]] Eigen::VectorXd kinematics(const Eigen::VectorXd& u) const;
+
+  /// Solves the increment's contact problem: finds local reactions r (3m)
+  /// such that, with v = q + W r the local kinematics, the law holds at every
+  /// node. `q` is kinematics() of the displacements without contact forces.
+  /// `r` is the starting point on entry (the last converged reactions).
+  ContactSolveReport solve(const Eigen::VectorXd& q, Eigen::VectorXd& r, double law_tolerance,
+                           int max_sweeps) const;
+
+  /// Nodal forces of the reactions on the body (3m, global components).
+  [[nodiscard]] Eigen::VectorXd nodal_forces(const Eigen::VectorXd& r) const;
+
+  /// Per-node law quantities for kinematics v and reactions r.
+  [[nodiscard]] std::vector<ContactNodeState> evaluate(const Eigen::VectorXd& v,
+                                                       const Eigen::VectorXd& r) const;
+
+  /// Scaled certificate and penetration of v, r (see ContactSolveReport).
+  void measure(const Eigen::VectorXd& v, const Eigen::VectorXd& r,
+               ContactSolveReport& report) const;
+
+  /// Accepts the increment: u becomes the last converged displacement, the
+  /// plane positions w become w_prev.
+  void accept(const Eigen::VectorXd& u);
+
+ private:
+  std::vector<RigidPlane> planes_;
+  std::vector<ContactNode> nodes_;
+  std::vector<Eigen::Matrix3d> frames_;
+  Eigen::MatrixXd w_;
+  std::vector<double> rho_;
+  Eigen::VectorXd u_prev_;    // 3m, global components
+  Eigen::VectorXd gap_prev_;  // m, gaps at the last converged increment
+};
+
+}  // namespace bipo

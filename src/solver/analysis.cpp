@@ -1,0 +1,334 @@
+#include "solver/analysis.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "io/errors.hpp"
+
+namespace bipo {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool same_program(const std::optional<LoadProgram>& a, const std::optional<LoadProgram>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  if (a->segments.size() != b->segments.size()) return false;
+  for (std::size_t s = 0; s < a->segments.size(); ++s)
+    if (a->segments[s].target != b->segments[s].target ||
+        a->segments[s].n_increments != b->segments[s].n_increments)
+      return false;
+  return true;
+}
+
+const char* component_name(int c) { return c == 0 ? "x" : (c == 1 ? "y" : "z"); }
+
+}  // namespace
+
+Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver)
+    : case_(c), mesh_(mesh), solver_(std::move(solver)) {
+  if (!solver_) solver_ = make_cholmod_solver();
+  const int n_dofs = 3 * mesh_.n_nodes();
+  const std::string where = case_.source.string() + ": ";
+
+  // --- Dirichlet conditions: which dofs, set by which condition -----------
+  std::vector<bool> prescribed(n_dofs, false);
+  std::vector<std::pair<int, int>> source(n_dofs, {-1, -1});
+  for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci) {
+    const DirichletCondition& bc = case_.dirichlet[ci];
+    const std::vector<int>* nodes = nullptr;
+    try {
+      nodes = &mesh_.node_set(bc.set);
+    } catch (const InputError& e) {
+      throw InputError(where + "boundary_conditions[" + std::to_string(ci) + "].set: " + e.what());
+    }
+    for (int node : *nodes)
+      for (int comp = 0; comp < 3; ++comp) {
+        if (!bc.value[comp]) continue;
+        const int dof = 3 * node + comp;
+        if (prescribed[dof]) {
+          const DirichletCondition& other = case_.dirichlet[source[dof].first];
+          if (*other.value[comp] != *bc.value[comp] || !same_program(other.program, bc.program))
+            throw InputError(where + "boundary_conditions[" + std::to_string(ci) + "] (set '" +
+                             bc.set + "') and boundary_conditions[" +
+                             std::to_string(source[dof].first) + "] (set '" + other.set +
+                             "') prescribe different values of u" + component_name(comp) +
+                             " at node " + std::to_string(mesh_.node_tags[node]));
+          continue;
+        }
+        prescribed[dof] = true;
+        source[dof] = {ci, comp};
+      }
+  }
+  for (const auto& load : case_.loads) {
+    try {
+      (void)mesh_.node_set(load.set);
+    } catch (const InputError& e) {
+      throw InputError(where + "loads.set: " + e.what());
+    }
+  }
+  partition_ = std::make_unique<DofPartition>(prescribed);
+  prescribed_source_.resize(partition_->n_prescribed());
+  condition_dofs_.assign(case_.dirichlet.size(), {});
+  for (int p = 0; p < partition_->n_prescribed(); ++p) {
+    const int dof = partition_->prescribed_dofs()[p];
+    prescribed_source_[p] = source[dof];
+  }
+  for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci) {
+    const auto& bc = case_.dirichlet[ci];
+    for (int node : mesh_.node_set(bc.set))
+      for (int comp = 0; comp < 3; ++comp)
+        if (bc.value[comp]) condition_dofs_[ci].push_back(3 * node + comp);
+  }
+
+  // --- contact nodes ---------------------------------------------------------
+  std::vector<RigidPlane> planes;
+  std::vector<ContactNode> contact_nodes;
+  std::vector<int> plane_of_node(mesh_.nodes.size(), -1);
+  for (int pi = 0; pi < static_cast<int>(case_.contacts.size()); ++pi) {
+    const ContactPlane& cp = case_.contacts[pi];
+    RigidPlane plane;
+    plane.point = cp.point;
+    plane.normal = cp.normal;
+    plane.t1 = cp.direction;
+    plane.law = cp.friction.mu1 == cp.friction.mu2 && cp.friction.p1 == cp.friction.p2 &&
+                        cp.friction.mu1 == cp.friction.p1
+                    ? FrictionLaw::isotropic(cp.friction.mu1)
+                    : FrictionLaw::orthotropic(cp.friction.mu1, cp.friction.mu2, cp.friction.p1,
+                                               cp.friction.p2);
+    planes.push_back(plane);
+    const std::vector<int>* nodes = nullptr;
+    try {
+      nodes = &mesh_.node_set(cp.set);
+    } catch (const InputError& e) {
+      throw InputError(where + "contact[" + std::to_string(pi) + "].set: " + e.what());
+    }
+    for (int node : *nodes) {
+      if (plane_of_node[node] >= 0)
+        throw InputError(where + "node " + std::to_string(mesh_.node_tags[node]) +
+                         " is in the contact sets of two planes ('" +
+                         case_.contacts[plane_of_node[node]].name + "' and '" + cp.name +
+                         "'); a node may touch one plane only");
+      for (int comp = 0; comp < 3; ++comp)
+        if (prescribed[3 * node + comp])
+          throw InputError(where + "node " + std::to_string(mesh_.node_tags[node]) +
+                           " of contact set '" + cp.set + "' has u" + component_name(comp) +
+                           " prescribed by the condition on set '" +
+                           case_.dirichlet[source[3 * node + comp].first].set +
+                           "'; contact nodes must be free");
+      plane_of_node[node] = pi;
+      contact_nodes.push_back({pi, mesh_.nodes[node]});
+      contact_mesh_nodes_.push_back(node);
+    }
+  }
+  contact_ = std::make_unique<NodeToPlaneContact>(std::move(planes), std::move(contact_nodes));
+  const int m = contact_->n_nodes();
+  for (int node : contact_mesh_nodes_)
+    for (int comp = 0; comp < 3; ++comp)
+      contact_free_dofs_.push_back(partition_->free_index(3 * node + comp));
+
+  // --- stiffness, once (SPEC 1) -------------------------------------------------
+  auto start = std::chrono::steady_clock::now();
+  d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
+  k_ = assemble_stiffness(mesh_, d_);
+  partition_->split(k_, k_ff_, k_fp_);
+  timings_.assembly = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  solver_->factorize(k_ff_);
+  timings_.factorization = seconds_since(start);
+
+  // --- Delassus operator W = E^T K_ff^-1 E in the local frames (SPEC 3.3) ----
+  // Column 3i+k of E is the unit force along direction k of node i's frame.
+  start = std::chrono::steady_clock::now();
+  Eigen::MatrixXd w(3 * m, 3 * m);
+  const int block = 96;
+  Eigen::MatrixXd rhs, x;
+  for (int first = 0; first < 3 * m; first += block) {
+    const int n_cols = std::min(block, 3 * m - first);
+    rhs.setZero(partition_->n_free(), n_cols);
+    for (int col = 0; col < n_cols; ++col) {
+      const int i = (first + col) / 3, k = (first + col) % 3;
+      const Eigen::Matrix3d& frame = contact_->frame(i);
+      for (int comp = 0; comp < 3; ++comp) rhs(contact_free_dofs_[3 * i + comp], col) = frame(k, comp);
+    }
+    solver_->solve(rhs, x);
+    for (int j = 0; j < m; ++j) {
+      Eigen::Matrix3Xd rows(3, n_cols);
+      for (int comp = 0; comp < 3; ++comp) rows.row(comp) = x.row(contact_free_dofs_[3 * j + comp]);
+      w.block(3 * j, first, 3, n_cols) = contact_->frame(j) * rows;
+    }
+  }
+  w = 0.5 * (w + w.transpose()).eval();
+  std::vector<double> rho_override;
+  for (const auto& cp : case_.contacts) rho_override.push_back(cp.rho.value_or(0.0));
+  contact_->set_delassus(std::move(w), rho_override);
+  timings_.delassus = seconds_since(start);
+
+  u_ = Eigen::VectorXd::Zero(n_dofs);
+  f_ext_ = Eigen::VectorXd::Zero(n_dofs);
+  r_ = Eigen::VectorXd::Zero(3 * m);
+  states_ = contact_->evaluate(contact_->kinematics(Eigen::VectorXd::Zero(3 * m)), r_);
+  slip_sum_.assign(m, Eigen::Vector3d::Zero());
+  slip_length_.assign(m, 0.0);
+  dissipation_sum_.assign(m, 0.0);
+}
+
+void Analysis::prescribed_values(double position, Eigen::VectorXd& u_prescribed) const {
+  u_prescribed.resize(partition_->n_prescribed());
+  for (int p = 0; p < partition_->n_prescribed(); ++p) {
+    const auto [ci, comp] = prescribed_source_[p];
+    const DirichletCondition& bc = case_.dirichlet[ci];
+    const LoadProgram& program = bc.program ? *bc.program : case_.program;
+    u_prescribed(p) = *bc.value[comp] * program.factor(position);
+  }
+}
+
+void Analysis::external_forces_at(double position, Eigen::VectorXd& f) const {
+  f.setZero(3 * mesh_.n_nodes());
+  for (const auto& load : case_.loads) {
+    const LoadProgram& program = load.program ? *load.program : case_.program;
+    const Eigen::Vector3d force = load.force_per_node * program.factor(position);
+    for (int node : mesh_.node_set(load.set)) f.segment<3>(3 * node) += force;
+  }
+}
+
+Eigen::Vector3d Analysis::contact_reaction(int i) const {
+  return contact_->frame(i).transpose() * r_.segment<3>(3 * i);
+}
+
+StepResult Analysis::advance_to(double position) {
+  StepResult result;
+  result.position = position;
+  result.factor = case_.program.factor(position);
+  result.cycle = case_.program.cycle(static_cast<int>(std::ceil(position - 1e-9)));
+  const int m = contact_->n_nodes();
+  const int n_free = partition_->n_free();
+
+  // Load of the increment: prescribed values, external forces, plane motion.
+  auto start = std::chrono::steady_clock::now();
+  Eigen::VectorXd u_p, f_ext;
+  prescribed_values(position, u_p);
+  external_forces_at(position, f_ext);
+  Eigen::VectorXd rhs(n_free);
+  for (int i = 0; i < n_free; ++i) rhs(i) = f_ext(partition_->free_dofs()[i]);
+  rhs.noalias() -= k_fp_ * u_p;
+  for (int pi = 0; pi < static_cast<int>(case_.contacts.size()); ++pi) {
+    const ContactPlane& cp = case_.contacts[pi];
+    const LoadProgram& program = cp.motion_program ? *cp.motion_program : case_.program;
+    contact_->set_plane_motion(pi, cp.motion * program.factor(position));
+  }
+
+  // Free motion (no contact forces) and its contact kinematics q.
+  Eigen::MatrixXd b = rhs, x;
+  solver_->solve(b, x);
+  auto gather = [&](const Eigen::VectorXd& u_free) {
+    Eigen::VectorXd u_c(3 * m);
+    for (int j = 0; j < 3 * m; ++j) u_c(j) = u_free(contact_free_dofs_[j]);
+    return u_c;
+  };
+  const Eigen::VectorXd q = contact_->kinematics(gather(x.col(0)));
+  result.seconds_linear = seconds_since(start);
+
+  // Contact: block Gauss-Seidel sweeps from the last converged reactions.
+  start = std::chrono::steady_clock::now();
+  Eigen::VectorXd r = r_;
+  const ContactSolveReport report =
+      m > 0 ? contact_->solve(q, r, case_.solver.law_tolerance, case_.solver.max_iterations)
+            : ContactSolveReport{0, true, 0.0, 0.0};
+  result.sweeps = report.sweeps;
+  result.seconds_contact = seconds_since(start);
+  if (!report.converged) {
+    std::ostringstream msg;
+    msg << "contact iterations did not converge in " << report.sweeps
+        << " sweeps: scaled certificate " << report.scaled_certificate << ", scaled penetration "
+        << report.scaled_penetration << " (tolerance " << case_.solver.law_tolerance << ")";
+    const Eigen::VectorXd v = q + contact_->delassus() * r;
+    const auto trial = contact_->evaluate(v, r);
+    std::vector<int> order(m);
+    std::iota(order.begin(), order.end(), 0);
+    const int n_show = std::min(m, 5);
+    std::partial_sort(order.begin(), order.begin() + n_show, order.end(), [&](int a, int c) {
+      return std::abs(trial[a].certificate) > std::abs(trial[c].certificate);
+    });
+    msg << "; largest G at nodes";
+    for (int j = 0; j < n_show; ++j)
+      msg << ' ' << mesh_.node_tags[contact_mesh_nodes_[order[j]]] << " (G "
+          << trial[order[j]].certificate << ")";
+    throw NumericalError(msg.str());
+  }
+
+  // Recovery: K_ff u_f = rhs + E r, then everything is checked on this u.
+  start = std::chrono::steady_clock::now();
+  const Eigen::VectorXd forces = contact_->nodal_forces(r);
+  for (int j = 0; j < 3 * m; ++j) b(contact_free_dofs_[j], 0) += forces(j);
+  solver_->solve(b, x);
+  Eigen::VectorXd u(3 * mesh_.n_nodes());
+  for (int i = 0; i < n_free; ++i) u(partition_->free_dofs()[i]) = x(i, 0);
+  for (int p = 0; p < partition_->n_prescribed(); ++p) u(partition_->prescribed_dofs()[p]) = u_p(p);
+  if (!u.allFinite()) throw NumericalError("non-finite displacements");
+
+  // Equilibrium: K u - f_ext - C^T r vanishes on the free dofs; on the
+  // prescribed ones it is the reaction of the supports.
+  Eigen::VectorXd residual = k_ * u - f_ext;
+  for (int j = 0; j < m; ++j)
+    residual.segment<3>(3 * contact_mesh_nodes_[j]) -= forces.segment<3>(3 * j);
+  double reference = std::max({f_ext.lpNorm<Eigen::Infinity>(), forces.lpNorm<Eigen::Infinity>(),
+                               (k_ * u).lpNorm<Eigen::Infinity>()});
+  double max_free = 0.0;
+  for (int dof : partition_->free_dofs()) max_free = std::max(max_free, std::abs(residual(dof)));
+  result.equilibrium_residual = reference > 0.0 ? max_free / reference : max_free;
+  if (!(result.equilibrium_residual <= case_.solver.force_tolerance))
+    throw NumericalError("equilibrium residual " + std::to_string(result.equilibrium_residual) +
+                         " above force_tolerance after the recovery solve");
+  result.dirichlet_reactions.assign(case_.dirichlet.size(), Eigen::Vector3d::Zero());
+  for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci)
+    for (int dof : condition_dofs_[ci]) result.dirichlet_reactions[ci](dof % 3) += residual(dof);
+
+  // The law certificate on the recovered displacements (SPEC 3.1).
+  const Eigen::VectorXd v = contact_->kinematics(gather(x.col(0)));
+  ContactSolveReport check;
+  if (m > 0) contact_->measure(v, r, check);
+  result.scaled_certificate = check.scaled_certificate;
+  result.scaled_penetration = check.scaled_penetration;
+  const double accept = 100.0 * case_.solver.law_tolerance;
+  if (!(check.scaled_certificate <= accept && check.scaled_penetration <= accept))
+    throw NumericalError("law certificate on the recovered displacements " +
+                         std::to_string(check.scaled_certificate) +
+                         " (penetration " + std::to_string(check.scaled_penetration) +
+                         ") exceeds 100 x law_tolerance: the condensed operator is inaccurate");
+  auto states = contact_->evaluate(v, r);
+  result.seconds_linear += seconds_since(start);
+
+  // Commit.
+  position_ = position;
+  u_ = std::move(u);
+  f_ext_ = std::move(f_ext);
+  r_ = std::move(r);
+  states_ = std::move(states);
+  contact_->accept(gather(x.col(0)));
+  for (int j = 0; j < m; ++j) {
+    const ContactNodeState& s = states_[j];
+    slip_sum_[j] += contact_->frame(j).bottomRows<2>().transpose() * s.slip;
+    slip_length_[j] += s.slip.norm();
+    dissipation_sum_[j] += s.dissipation;
+    result.dissipation += s.dissipation;
+    result.contact_force += contact_->frame(j).transpose() * s.r;
+    result.contact_normal_force += s.r(0);
+    result.contact_tangential_force += s.r.tail<2>();
+    (s.state == ContactState::open ? result.n_open
+                                   : (s.state == ContactState::stick ? result.n_stick
+                                                                     : result.n_slip))++;
+  }
+  dissipation_total_ += result.dissipation;
+  result.accumulated_dissipation = dissipation_total_;
+  return result;
+}
+
+}  // namespace bipo

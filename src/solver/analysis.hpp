@@ -1,0 +1,113 @@
+// Owns one quasi-static analysis (SPEC.md sections 1-3): the partitioned
+// stiffness factorized once, the contact module with its Delassus operator,
+// and the converged state. advance_to() solves one increment: a linear solve
+// for the free motion, block Gauss-Seidel sweeps of the contact law on the
+// condensed problem, a recovery solve, and independent checks of equilibrium
+// and of the law certificate G on the recovered displacements.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "contact/node_to_plane.hpp"
+#include "fem/elasticity.hpp"
+#include "io/case_file.hpp"
+#include "mesh/mesh.hpp"
+#include "solver/linear_solver.hpp"
+
+namespace bipo {
+
+/// Summary of one converged increment (or cut sub-increment).
+struct StepResult {
+  double position = 0.0;  ///< position in the load program (fractional when cut)
+  double factor = 0.0;    ///< main load factor at the end of the step
+  int cycle = 0;
+  int sweeps = 0;                       ///< contact Gauss-Seidel sweeps
+  double equilibrium_residual = 0.0;    ///< |K u - f - C^T r|_inf / reference force
+  double scaled_certificate = 0.0;      ///< max_i G_i, scaled (SPEC 3.1), on the recovered u
+  double scaled_penetration = 0.0;
+  std::vector<Eigen::Vector3d> dirichlet_reactions;  ///< total force per boundary condition
+  Eigen::Vector3d contact_force = Eigen::Vector3d::Zero();  ///< sum of r_i, global components
+  double contact_normal_force = 0.0;                        ///< sum of r_n
+  Eigen::Vector2d contact_tangential_force = Eigen::Vector2d::Zero();  ///< sum of r_t (local)
+  int n_open = 0, n_stick = 0, n_slip = 0;
+  double dissipation = 0.0;              ///< of the step
+  double accumulated_dissipation = 0.0;  ///< since the start
+  double seconds_linear = 0.0, seconds_contact = 0.0;
+};
+
+/// Wall-clock seconds of the set-up phases.
+struct SetupTimings {
+  double assembly = 0.0, factorization = 0.0, delassus = 0.0;
+};
+
+class Analysis {
+ public:
+  /// Validates the case against the mesh (sets, conflicting conditions,
+  /// contact nodes not prescribed), assembles, factorizes and condenses.
+  Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver = nullptr);
+
+  /// Solves from the converged state to `position` of the load program.
+  /// Throws NumericalError (state unchanged) when the increment does not
+  /// converge or produces non-finite values.
+  StepResult advance_to(double position);
+
+  [[nodiscard]] const Mesh& mesh() const { return mesh_; }
+  [[nodiscard]] const Case& case_description() const { return case_; }
+  [[nodiscard]] double position() const { return position_; }
+  [[nodiscard]] int n_dofs() const { return partition_->n_dofs(); }
+  [[nodiscard]] int n_free() const { return partition_->n_free(); }
+  [[nodiscard]] const SetupTimings& timings() const { return timings_; }
+  [[nodiscard]] double factor_nonzeros() const { return solver_->factor_nonzeros(); }
+
+  /// Full displacement vector (3 per node) of the last converged state.
+  [[nodiscard]] const Eigen::VectorXd& displacement() const { return u_; }
+  /// The full stiffness and the elasticity matrix (for energies and tests).
+  [[nodiscard]] const SparseMatrix& stiffness() const { return k_; }
+  [[nodiscard]] const Matrix6d& elasticity() const { return d_; }
+  /// External nodal forces at the last converged state.
+  [[nodiscard]] const Eigen::VectorXd& external_forces() const { return f_ext_; }
+  [[nodiscard]] const DofPartition& partition() const { return *partition_; }
+
+  /// Contact: mesh node of contact node i, per-node results of the last
+  /// converged state, accumulated slip (global vector) and dissipation.
+  [[nodiscard]] const NodeToPlaneContact& contact() const { return *contact_; }
+  [[nodiscard]] const std::vector<int>& contact_mesh_nodes() const { return contact_mesh_nodes_; }
+  [[nodiscard]] const std::vector<ContactNodeState>& contact_states() const { return states_; }
+  [[nodiscard]] const std::vector<Eigen::Vector3d>& accumulated_slip() const { return slip_sum_; }
+  /// Path length of the slip (sum of |du_t| over the steps).
+  [[nodiscard]] const std::vector<double>& accumulated_slip_length() const { return slip_length_; }
+  [[nodiscard]] const std::vector<double>& accumulated_dissipation() const { return dissipation_sum_; }
+  /// Global components of the reaction of node i.
+  [[nodiscard]] Eigen::Vector3d contact_reaction(int i) const;
+
+ private:
+  void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
+  void external_forces_at(double position, Eigen::VectorXd& f) const;
+
+  Case case_;
+  const Mesh& mesh_;
+  Matrix6d d_;
+  SparseMatrix k_, k_ff_, k_fp_;
+  std::unique_ptr<DofPartition> partition_;
+  std::unique_ptr<LinearSolver> solver_;
+  std::unique_ptr<NodeToPlaneContact> contact_;
+  std::vector<int> contact_mesh_nodes_;
+  std::vector<int> contact_free_dofs_;  // 3 per contact node, indices into the free dofs
+  // Prescribed dofs: (condition index, component) that sets each one.
+  std::vector<std::pair<int, int>> prescribed_source_;
+  std::vector<std::vector<int>> condition_dofs_;  // prescribed dofs of each condition
+  SetupTimings timings_;
+
+  double position_ = 0.0;
+  Eigen::VectorXd u_, f_ext_, r_;
+  std::vector<ContactNodeState> states_;
+  std::vector<Eigen::Vector3d> slip_sum_;
+  std::vector<double> slip_length_;
+  std::vector<double> dissipation_sum_;
+  double dissipation_total_ = 0.0;
+};
+
+}  // namespace bipo
