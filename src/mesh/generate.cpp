@@ -1,0 +1,310 @@
+#include "mesh/generate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <random>
+#include <string>
+
+#include "io/errors.hpp"
+#include "mesh/quality.hpp"
+
+namespace bipo {
+
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw InputError(what);
+}
+
+// Rotation by b quarter turns about z, exact (only swaps and negations).
+Eigen::Vector2d quarter_turn(double u, double v, int b) {
+  switch (b) {
+    case 0:
+      return {u, v};
+    case 1:
+      return {-v, u};
+    case 2:
+      return {-u, -v};
+    default:
+      return {v, -u};
+  }
+}
+
+void fill_tags(Mesh& mesh) {
+  mesh.node_tags.resize(mesh.nodes.size());
+  for (std::size_t i = 0; i < mesh.nodes.size(); ++i) mesh.node_tags[i] = i + 1;
+  mesh.hex_tags.resize(mesh.hexes.size());
+  for (std::size_t i = 0; i < mesh.hexes.size(); ++i) mesh.hex_tags[i] = i + 1;
+  std::vector<int> all(mesh.nodes.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  mesh.node_sets["all"] = std::move(all);
+}
+
+void require_size(std::int64_t n_nodes, std::int64_t n_hexes, const std::string& what) {
+  constexpr std::int64_t limit = std::numeric_limits<int>::max() / 8;
+  require(n_nodes < limit && n_hexes < limit, what + ": too many elements requested");
+}
+
+}  // namespace
+
+Mesh generate_cylinder(const CylinderParams& p) {
+  require(std::isfinite(p.radius) && p.radius > 0.0,
+          "cylinder mesh: radius must be positive, got " + std::to_string(p.radius));
+  require(std::isfinite(p.height) && p.height > 0.0,
+          "cylinder mesh: height must be positive, got " + std::to_string(p.height));
+  require(p.core >= 1, "cylinder mesh: core must be >= 1, got " + std::to_string(p.core));
+  require(p.ring >= 1, "cylinder mesh: ring must be >= 1, got " + std::to_string(p.ring));
+  require(p.layers >= 1, "cylinder mesh: layers must be >= 1, got " + std::to_string(p.layers));
+  {
+    const std::int64_t c = p.core, r = p.ring, l = p.layers;
+    require_size((l + 1) * ((c + 1) * (c + 1) + 4 * c * r), l * (c * c + 4 * c * r),
+                 "cylinder mesh");
+  }
+
+  const int n = p.core;
+  const int m = p.ring;
+  const int n_layers = p.layers;
+  const double radius = p.radius;
+  // Half-side of the central square: its corners lie on r = radius / 2.
+  const double a = 0.5 * radius * std::numbers::sqrt2 / 2.0;
+  const double diagonal = radius * std::numbers::sqrt2 / 2.0;  // cos 45 = sin 45, one value
+  const int n_core = (n + 1) * (n + 1);
+  const int n_around = 4 * n;
+  const int n_2d = n_core + m * n_around;
+
+  // Equally spaced parameter in [-1, 1], exactly odd: t(n - j) == -t(j).
+  const auto t = [n](int j) { return static_cast<double>(2 * j - n) / n; };
+
+  // Cross-section nodes: the core grid, then ring after ring (k = 1..m),
+  // each ring counter-clockwise from the south-east diagonal.
+  std::vector<Eigen::Vector2d> xy(n_2d);
+  for (int jj = 0; jj <= n; ++jj) {
+    for (int i = 0; i <= n; ++i) xy[jj * (n + 1) + i] = {a * t(i), a * t(jj)};
+  }
+  for (int k = 1; k <= m; ++k) {
+    const double s = static_cast<double>(k) / m;
+    for (int j = 0; j < n; ++j) {
+      // East block in local coordinates (u outward, v counter-clockwise),
+      // computed from |t| so that v is exactly odd in t and u exactly even.
+      const double tj = t(j);
+      const double at = std::abs(tj);
+      double cu = diagonal;
+      double sv = diagonal;
+      if (at != 1.0) {
+        const double phi = 0.25 * std::numbers::pi * at;
+        cu = radius * std::cos(phi);
+        sv = radius * std::sin(phi);
+      }
+      const double u = (1.0 - s) * a + s * cu;
+      const double v_abs = (1.0 - s) * (a * at) + s * sv;
+      const double v = tj < 0.0 ? -v_abs : v_abs;
+      for (int b = 0; b < 4; ++b)
+        xy[n_core + (k - 1) * n_around + b * n + j] = quarter_turn(u, v, b);
+    }
+  }
+
+  // Index of the node at radial position k (0 = the square) and
+  // circumferential position j (0..n) of block b.
+  const auto ring_node = [&](int k, int b, int j) {
+    if (k > 0) return n_core + (k - 1) * n_around + (b * n + j) % n_around;
+    switch (b) {  // the square's edge, in the core grid
+      case 0:
+        return j * (n + 1) + n;
+      case 1:
+        return n * (n + 1) + (n - j);
+      case 2:
+        return (n - j) * (n + 1);
+      default:
+        return j;
+    }
+  };
+
+  // Counter-clockwise quadrilaterals of the cross-section.
+  std::vector<std::array<int, 4>> quads;
+  quads.reserve(static_cast<std::size_t>(n) * n + static_cast<std::size_t>(n_around) * m);
+  for (int jj = 0; jj < n; ++jj) {
+    for (int i = 0; i < n; ++i) {
+      const int q = jj * (n + 1) + i;
+      quads.push_back({q, q + 1, q + n + 2, q + n + 1});
+    }
+  }
+  for (int b = 0; b < 4; ++b) {
+    for (int k = 0; k < m; ++k) {
+      for (int j = 0; j < n; ++j) {
+        quads.push_back({ring_node(k, b, j), ring_node(k + 1, b, j), ring_node(k + 1, b, j + 1),
+                         ring_node(k, b, j + 1)});
+      }
+    }
+  }
+
+  Mesh mesh;
+  mesh.nodes.reserve(static_cast<std::size_t>(n_2d) * (n_layers + 1));
+  for (int l = 0; l <= n_layers; ++l) {
+    const double z = p.height * (static_cast<double>(l) / n_layers);
+    for (const auto& q : xy) mesh.nodes.emplace_back(q.x(), q.y(), z);
+  }
+  mesh.hexes.reserve(quads.size() * n_layers);
+  for (int l = 0; l < n_layers; ++l) {
+    const int lo = l * n_2d;
+    const int hi = lo + n_2d;
+    for (const auto& q : quads) {
+      mesh.hexes.push_back(
+          {lo + q[0], lo + q[1], lo + q[2], lo + q[3], hi + q[0], hi + q[1], hi + q[2], hi + q[3]});
+    }
+  }
+
+  std::vector<int> bottom(n_2d), top(n_2d), lateral;
+  for (int i = 0; i < n_2d; ++i) {
+    bottom[i] = i;
+    top[i] = n_layers * n_2d + i;
+  }
+  lateral.reserve(static_cast<std::size_t>(n_around) * (n_layers + 1));
+  for (int l = 0; l <= n_layers; ++l) {
+    for (int c = 0; c < n_around; ++c)
+      lateral.push_back(l * n_2d + n_core + (m - 1) * n_around + c);
+  }
+  mesh.node_sets["bottom"] = std::move(bottom);
+  mesh.node_sets["top"] = std::move(top);
+  mesh.node_sets["lateral"] = std::move(lateral);
+  fill_tags(mesh);
+  return mesh;
+}
+
+Mesh generate_box(Eigen::Vector3d lo, Eigen::Vector3d hi, int nx, int ny, int nz) {
+  for (int d = 0; d < 3; ++d) {
+    require(std::isfinite(lo[d]) && std::isfinite(hi[d]) && lo[d] < hi[d],
+            "box mesh: need lo < hi in every direction, got lo[" + std::to_string(d) +
+                "] = " + std::to_string(lo[d]) + ", hi[" + std::to_string(d) +
+                "] = " + std::to_string(hi[d]));
+  }
+  require(nx >= 1 && ny >= 1 && nz >= 1, "box mesh: need at least one element per direction, got " +
+                                             std::to_string(nx) + " x " + std::to_string(ny) +
+                                             " x " + std::to_string(nz));
+  require_size((std::int64_t{nx} + 1) * (ny + 1) * (nz + 1), std::int64_t{nx} * ny * nz,
+               "box mesh");
+
+  const std::array<int, 3> cells{nx, ny, nz};
+  // Exactly lo at 0 and hi at the last index.
+  const auto coordinate = [&](int d, int i) {
+    const double s = static_cast<double>(i) / cells[d];
+    return (1.0 - s) * lo[d] + s * hi[d];
+  };
+  const auto index = [&](int i, int j, int k) { return i + (nx + 1) * (j + (ny + 1) * k); };
+
+  Mesh mesh;
+  mesh.nodes.reserve(static_cast<std::size_t>(nx + 1) * (ny + 1) * (nz + 1));
+  for (int k = 0; k <= nz; ++k) {
+    for (int j = 0; j <= ny; ++j) {
+      for (int i = 0; i <= nx; ++i) {
+        mesh.nodes.emplace_back(coordinate(0, i), coordinate(1, j), coordinate(2, k));
+      }
+    }
+  }
+  mesh.hexes.reserve(static_cast<std::size_t>(nx) * ny * nz);
+  for (int k = 0; k < nz; ++k) {
+    for (int j = 0; j < ny; ++j) {
+      for (int i = 0; i < nx; ++i) {
+        mesh.hexes.push_back({index(i, j, k), index(i + 1, j, k), index(i + 1, j + 1, k),
+                              index(i, j + 1, k), index(i, j, k + 1), index(i + 1, j, k + 1),
+                              index(i + 1, j + 1, k + 1), index(i, j + 1, k + 1)});
+      }
+    }
+  }
+
+  const std::array<const char*, 6> names{"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+  for (int d = 0; d < 3; ++d) {
+    for (int side = 0; side < 2; ++side) {
+      const int wanted = side == 0 ? 0 : cells[d];
+      std::vector<int> set;
+      for (int k = 0; k <= nz; ++k) {
+        for (int j = 0; j <= ny; ++j) {
+          for (int i = 0; i <= nx; ++i) {
+            const std::array<int, 3> ijk{i, j, k};
+            if (ijk[d] == wanted) set.push_back(index(i, j, k));
+          }
+        }
+      }
+      mesh.node_sets[names[2 * d + side]] = std::move(set);
+    }
+  }
+  fill_tags(mesh);
+  return mesh;
+}
+
+void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed) {
+  require(std::isfinite(amplitude) && amplitude >= 0.0,
+          "distort_interior_nodes: amplitude must be >= 0, got " + std::to_string(amplitude));
+  const int n = mesh.n_nodes();
+  std::vector<int> all(n);
+  for (int i = 0; i < n; ++i) all[i] = i;
+  std::vector<char> on_boundary(n, 0);
+  for (const auto& face : faces_on_node_set(mesh, all)) {
+    for (const int node : face) on_boundary[node] = 1;
+  }
+
+  // Shortest hexahedron edge at each node.
+  constexpr std::array<std::array<int, 2>, 12> kEdges = {{{0, 1},
+                                                          {1, 2},
+                                                          {2, 3},
+                                                          {3, 0},
+                                                          {4, 5},
+                                                          {5, 6},
+                                                          {6, 7},
+                                                          {7, 4},
+                                                          {0, 4},
+                                                          {1, 5},
+                                                          {2, 6},
+                                                          {3, 7}}};
+  std::vector<double> h(n, std::numeric_limits<double>::infinity());
+  for (const Hex8& hex : mesh.hexes) {
+    for (const auto& edge : kEdges) {
+      const double length = (mesh.nodes[hex[edge[0]]] - mesh.nodes[hex[edge[1]]]).norm();
+      h[hex[edge[0]]] = std::min(h[hex[edge[0]]], length);
+      h[hex[edge[1]]] = std::min(h[hex[edge[1]]], length);
+    }
+  }
+
+  // Offsets from the raw generator output (portable, unlike the distributions).
+  std::mt19937 generator(seed);
+  const auto uniform = [&generator] {
+    return 2.0 * (static_cast<double>(generator()) / 4294967295.0) - 1.0;
+  };
+  const std::vector<Eigen::Vector3d> original = mesh.nodes;
+  std::vector<Eigen::Vector3d> offset(n, Eigen::Vector3d::Zero());
+  for (int i = 0; i < n; ++i) {
+    if (on_boundary[i] || !std::isfinite(h[i])) continue;
+    const double x = uniform(), y = uniform(), z = uniform();
+    offset[i] = amplitude * h[i] * Eigen::Vector3d(x, y, z);
+  }
+
+  // Corners and Gauss points of the reference cube.
+  std::vector<Eigen::Vector3d> probes;
+  const double g = 1.0 / std::sqrt(3.0);
+  for (const double scale : {1.0, g}) {
+    for (int c = 0; c < 8; ++c) {
+      probes.emplace_back(scale * ((c & 1) ? 1 : -1), scale * ((c & 2) ? 1 : -1),
+                          scale * ((c & 4) ? 1 : -1));
+    }
+  }
+  for (int attempt = 0; attempt < 80; ++attempt) {
+    for (int i = 0; i < n; ++i) mesh.nodes[i] = original[i] + offset[i];
+    bool valid = true;
+    for (int e = 0; e < mesh.n_hexes(); ++e) {
+      bool ok = true;
+      for (const auto& xi : probes) ok = ok && hex_jacobian_det(mesh, e, xi) > 0.0;
+      if (ok) continue;
+      valid = false;
+      for (const int node : mesh.hexes[e]) offset[node] *= 0.5;
+    }
+    if (valid) return;
+  }
+  mesh.nodes = original;
+  throw InputError(
+      "distort_interior_nodes: the mesh has hexahedra with non-positive Jacobians even "
+      "without distortion");
+}
+
+}  // namespace bipo

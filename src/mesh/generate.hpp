@@ -1,0 +1,52 @@
+// Owns the built-in mesh generators: the punch cylinder (an O-grid) and the
+// structured box used by the patch tests. Pure geometry: no finite elements.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "io/case_file.hpp"
+#include "mesh/mesh.hpp"
+
+namespace bipo {
+
+/// The punch cylinder of SPEC.md section 4 as an O-grid, axis z, from z = 0 to
+/// z = height.
+///
+/// Cross-section: a central square block of core x core elements with
+/// half-side a = radius / (2 sqrt 2) (its corners on the circle r = radius/2),
+/// and four ring blocks of `ring` radial x `core` circumferential elements
+/// (4 core elements around). In a ring block the node at radial fraction s
+/// (uniform, 0 on the square, 1 on the circle) is the linear (transfinite)
+/// blend (1 - s) S + s C of the point S equally spaced along the square's edge
+/// and the point C equally spaced in angle on the circle, so the block's
+/// radial lines are straight and its diagonal lines run from the square's
+/// corners to the circle at 45 degrees. The cross-section is extruded in
+/// `layers` equal layers.
+///
+/// One quadrant block is computed and the others are its exact rotations by
+/// 90 degrees, so the node positions are invariant (to the last bit) under
+/// rotations by 90 degrees about z and the reflections x -> -x, y -> -y.
+/// Counts: layers * (core^2 + 4 core ring) hexahedra and
+/// (layers + 1) * ((core + 1)^2 + 4 core ring) nodes; node and hexahedron tags
+/// are 1..n. Node sets: `bottom` (z = 0), `top` (z = height), `lateral`
+/// (r = radius), `all`. Throws InputError on non-positive parameters.
+[[nodiscard]] Mesh generate_cylinder(const CylinderParams& p);
+
+/// A structured box [lo, hi] of nx x ny x nz hexahedra. Node (i, j, k) has
+/// index i + (nx + 1) (j + (ny + 1) k). Node sets `xmin`, `xmax`, `ymin`,
+/// `ymax`, `zmin`, `zmax` (boundary coordinates exactly lo / hi) and `all`.
+/// Throws InputError unless lo < hi componentwise and nx, ny, nz >= 1.
+[[nodiscard]] Mesh generate_box(Eigen::Vector3d lo, Eigen::Vector3d hi, int nx, int ny, int nz);
+
+/// Moves every node that is not on the boundary of the mesh (the nodes of the
+/// faces that belong to a single hexahedron) by a pseudo-random offset, for
+/// patch tests. Each component of the offset is uniform in [-amplitude h,
+/// amplitude h], h being the shortest hexahedron edge at the node (amplitude
+/// is a fraction, e.g. 0.2). The sequence depends only on `seed` (std::mt19937
+/// raw output). Offsets of the nodes of any hexahedron whose Jacobian
+/// determinant would not be positive at its corners and Gauss points are
+/// halved until every hexahedron is valid. Boundary nodes are untouched.
+/// Throws InputError if amplitude is negative or not finite.
+void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed);
+
+}  // namespace bipo

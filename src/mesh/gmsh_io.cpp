@@ -1,0 +1,347 @@
+#include "mesh/gmsh_io.hpp"
+
+#include <gmsh.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <clocale>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "io/errors.hpp"
+#include "mesh/quality.hpp"
+
+namespace bipo {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kHex8 = 5;    // Gmsh element type of the 8-node hexahedron
+constexpr int kPoint = 15;  // Gmsh element type of the 1-node point
+
+// Gmsh keeps global state: one session at a time in the process, each one
+// initialized silently (no configuration files, nothing printed, errors
+// thrown) and finalized at the end, so no option leaks from one call to the
+// next. Initializing Gmsh also sets the OpenMP thread count to 1 and the
+// locale to the environment's: both are restored when the session ends.
+std::mutex& gmsh_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+class GmshSession {
+ public:
+  GmshSession()
+      : lock_(gmsh_mutex()),
+        omp_threads_(omp_get_max_threads()),
+        locale_(std::setlocale(LC_ALL, nullptr)) {
+    try {
+      gmsh::initialize(0, nullptr, false);
+      gmsh::option::setNumber("General.Terminal", 0);
+      gmsh::option::setNumber("General.AbortOnError", 2);  // errors are thrown
+    } catch (...) {
+      end();
+      throw;
+    }
+  }
+  GmshSession(const GmshSession&) = delete;
+  GmshSession& operator=(const GmshSession&) = delete;
+  ~GmshSession() { end(); }
+
+ private:
+  void end() noexcept {
+    try {
+      gmsh::finalize();
+    } catch (...) {  // nothing sensible to do here
+    }
+    omp_set_num_threads(omp_threads_);
+    std::setlocale(LC_ALL, locale_.c_str());
+  }
+
+  std::lock_guard<std::mutex> lock_;
+  int omp_threads_;
+  std::string locale_;
+};
+
+// Runs `body` inside a Gmsh session; whatever Gmsh throws becomes an
+// InputError naming `file`.
+template <class Body>
+auto in_gmsh(const std::string& file, const std::string& doing, Body&& body) {
+  try {
+    GmshSession session;
+    return body();
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::string& error) {
+    throw InputError(file + ": " + doing + " failed: " + error);
+  } catch (const std::exception& error) {
+    throw InputError(file + ": " + doing + " failed: " + error.what());
+  } catch (...) {
+    throw InputError(file + ": " + doing + " failed (error inside Gmsh)");
+  }
+}
+
+void require_readable(const fs::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) throw InputError("cannot read mesh file '" + name + "': no such file");
+  if (!fs::is_regular_file(status)) {
+    throw InputError("cannot read mesh file '" + name + "': not a regular file");
+  }
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) throw InputError("cannot read mesh file '" + name + "': cannot open it for reading");
+}
+
+// The tags to write: the mesh's own, or 1..count when it has none.
+std::vector<std::size_t> tags_or_default(const std::vector<std::size_t>& tags, std::size_t count,
+                                         const std::string& what, const std::string& file) {
+  if (tags.empty()) {
+    std::vector<std::size_t> defaults(count);
+    for (std::size_t i = 0; i < count; ++i) defaults[i] = i + 1;
+    return defaults;
+  }
+  if (tags.size() != count) {
+    throw InputError(file + ": cannot write the mesh: " + std::to_string(tags.size()) + " " + what +
+                     " tags for " + std::to_string(count) + " " + what + "s");
+  }
+  std::vector<std::size_t> sorted = tags;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.front() == 0) {
+    throw InputError(file + ": cannot write the mesh: " + what + " tag 0 (tags start at 1)");
+  }
+  const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end()) {
+    throw InputError(file + ": cannot write the mesh: duplicate " + what + " tag " +
+                     std::to_string(*dup));
+  }
+  return tags;
+}
+
+std::string group_name(int dim, int tag, const std::string& name) {
+  if (!name.empty()) return name;
+  return "physical_" + std::to_string(dim) + "_" + std::to_string(tag);
+}
+
+}  // namespace
+
+Mesh read_msh(const fs::path& path) {
+  const std::string name = path.string();
+  require_readable(path);
+
+  Mesh mesh = in_gmsh(name, "reading the mesh", [&] {
+    gmsh::open(name);
+
+    // The volume: 8-node hexahedra only.
+    std::vector<int> types;
+    gmsh::model::mesh::getElementTypes(types, 3);
+    std::vector<std::size_t> hex_tags, hex_nodes;
+    std::string others;
+    for (const int type : types) {
+      std::vector<std::size_t> tags, nodes;
+      gmsh::model::mesh::getElementsByType(type, tags, nodes);
+      if (type == kHex8) {
+        hex_tags = std::move(tags);
+        hex_nodes = std::move(nodes);
+        continue;
+      }
+      std::string type_name;
+      int dim = 0, order = 0, n_nodes = 0, n_primary = 0;
+      std::vector<double> local;
+      gmsh::model::mesh::getElementProperties(type, type_name, dim, order, n_nodes, local,
+                                              n_primary);
+      others += (others.empty() ? "" : ", ") + std::to_string(tags.size()) +
+                " elements of type \"" + type_name + "\"";
+    }
+    if (!others.empty()) {
+      throw InputError(name + ": the volume mesh contains " + others +
+                       "; bipo accepts only 8-node hexahedra (\"Hexahedron 8\")");
+    }
+    if (hex_tags.empty()) {
+      throw InputError(name + ": the mesh has no 8-node hexahedra (\"Hexahedron 8\"); bipo " +
+                       "needs a hexahedral volume mesh");
+    }
+
+    // Nodes of the hexahedra, compact, in increasing tag order.
+    std::vector<std::size_t> node_tags;
+    std::vector<double> coords, unused;
+    gmsh::model::mesh::getNodes(node_tags, coords, unused, -1, -1, false, false);
+    std::unordered_map<std::size_t, std::size_t> position;
+    position.reserve(node_tags.size());
+    for (std::size_t i = 0; i < node_tags.size(); ++i) position.emplace(node_tags[i], i);
+
+    Mesh out;
+    out.node_tags = hex_nodes;
+    std::sort(out.node_tags.begin(), out.node_tags.end());
+    out.node_tags.erase(std::unique(out.node_tags.begin(), out.node_tags.end()),
+                        out.node_tags.end());
+    std::unordered_map<std::size_t, int> index;
+    index.reserve(out.node_tags.size());
+    out.nodes.reserve(out.node_tags.size());
+    for (const std::size_t tag : out.node_tags) {
+      const auto it = position.find(tag);
+      if (it == position.end()) {
+        throw InputError(name + ": a hexahedron refers to node " + std::to_string(tag) +
+                         ", which the file does not define");
+      }
+      index.emplace(tag, static_cast<int>(out.nodes.size()));
+      const std::size_t p = 3 * it->second;
+      out.nodes.emplace_back(coords[p], coords[p + 1], coords[p + 2]);
+    }
+    out.hex_tags = std::move(hex_tags);
+    out.hexes.resize(out.hex_tags.size());
+    for (std::size_t e = 0; e < out.hexes.size(); ++e) {
+      for (int a = 0; a < 8; ++a) out.hexes[e][a] = index.at(hex_nodes[8 * e + a]);
+    }
+
+    // Physical groups of every dimension become node sets.
+    gmsh::vectorpair groups;
+    gmsh::model::getPhysicalGroups(groups);
+    for (const auto& [dim, tag] : groups) {
+      std::string physical_name;
+      gmsh::model::getPhysicalName(dim, tag, physical_name);
+      const std::string set_name = group_name(dim, tag, physical_name);
+      std::vector<std::size_t> members;
+      std::vector<double> member_coords;
+      gmsh::model::mesh::getNodesForPhysicalGroup(dim, tag, members, member_coords);
+      std::vector<int>& set = out.node_sets[set_name];
+      std::size_t outside = 0, first_outside = 0;
+      for (const std::size_t member : members) {
+        const auto it = index.find(member);
+        if (it != index.end()) {
+          set.push_back(it->second);
+        } else if (outside++ == 0) {
+          first_outside = member;
+        }
+      }
+      if (outside > 0) {
+        throw InputError(name + ": physical group '" + set_name + "' (dimension " +
+                         std::to_string(dim) + ", tag " + std::to_string(tag) + ") has " +
+                         std::to_string(outside) + " nodes that belong to no hexahedron (first: " +
+                         "node " + std::to_string(first_outside) + ")");
+      }
+    }
+    return out;
+  });
+
+  for (auto& [set_name, set] : mesh.node_sets) {
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+  }
+  const auto all = mesh.node_sets.find("all");
+  if (all != mesh.node_sets.end() && all->second.size() != mesh.nodes.size()) {
+    throw InputError(name + ": physical group 'all' has " + std::to_string(all->second.size()) +
+                     " of the " + std::to_string(mesh.nodes.size()) +
+                     " nodes; the name 'all' is reserved for every node");
+  }
+  std::vector<int> every(mesh.nodes.size());
+  for (std::size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int>(i);
+  mesh.node_sets["all"] = std::move(every);
+
+  check_hex_jacobians(mesh, name);
+  return mesh;
+}
+
+void write_msh(const Mesh& mesh, const fs::path& path, bool binary, double version) {
+  const std::string name = path.string();
+  if (version != 4.1 && version != 2.2) {
+    std::ostringstream msg;
+    msg << name << ": cannot write .msh version " << version << " (supported: 4.1, 2.2)";
+    throw InputError(msg.str());
+  }
+  if (mesh.hexes.empty()) throw InputError(name + ": cannot write a mesh without hexahedra");
+  const int n = mesh.n_nodes();
+  for (const Hex8& hex : mesh.hexes) {
+    for (const int node : hex) {
+      if (node < 0 || node >= n) {
+        throw InputError(name + ": cannot write the mesh: a hexahedron refers to node index " +
+                         std::to_string(node) + " of " + std::to_string(n));
+      }
+    }
+  }
+  const std::vector<std::size_t> node_tags =
+      tags_or_default(mesh.node_tags, mesh.nodes.size(), "node", name);
+  const std::vector<std::size_t> hex_tags =
+      tags_or_default(mesh.hex_tags, mesh.hexes.size(), "hexahedron", name);
+  for (const auto& [set_name, set] : mesh.node_sets) {
+    if (set_name.empty() || set_name.find_first_of("\"\n\r") != std::string::npos) {
+      throw InputError(name + ": cannot write node set '" + set_name +
+                       "': a physical name must be non-empty, without quotes or line breaks");
+    }
+    if (set.empty()) {
+      throw InputError(name + ": cannot write node set '" + set_name +
+                       "': it is empty, and a .msh file cannot hold an empty physical group");
+    }
+    for (const int node : set) {
+      if (node < 0 || node >= n) {
+        throw InputError(name + ": cannot write node set '" + set_name + "': node index " +
+                         std::to_string(node) + " is outside the mesh");
+      }
+    }
+    if (set_name == "all") {
+      std::vector<int> sorted = set;
+      std::sort(sorted.begin(), sorted.end());
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      if (sorted.size() != mesh.nodes.size()) {
+        throw InputError(name + ": cannot write node set 'all': it has " +
+                         std::to_string(sorted.size()) + " of the " + std::to_string(n) +
+                         " nodes, and the name 'all' is reserved for every node");
+      }
+    }
+  }
+
+  std::vector<double> coords;
+  coords.reserve(3 * mesh.nodes.size());
+  for (const auto& x : mesh.nodes) coords.insert(coords.end(), {x.x(), x.y(), x.z()});
+  std::vector<std::size_t> connectivity;
+  connectivity.reserve(8 * mesh.hexes.size());
+  for (const Hex8& hex : mesh.hexes) {
+    for (const int node : hex) connectivity.push_back(node_tags[node]);
+  }
+
+  // Gmsh picks the format from the extension, hence `.tmp.msh`.
+  const fs::path tmp = fs::path(name + ".tmp.msh");
+  try {
+    in_gmsh(name, "writing the mesh", [&] {
+      gmsh::model::add("bipo");
+      gmsh::model::addDiscreteEntity(3, 1);
+      gmsh::model::mesh::addNodes(3, 1, node_tags, coords);
+      gmsh::model::mesh::addElementsByType(1, kHex8, hex_tags, connectivity);
+      gmsh::model::addPhysicalGroup(3, {1}, 1);
+      gmsh::model::setPhysicalName(3, 1, "all");
+      int point = 0;
+      for (const auto& [set_name, set] : mesh.node_sets) {
+        if (set_name == "all") continue;
+        ++point;
+        gmsh::model::addDiscreteEntity(0, point);
+        std::vector<std::size_t> members;
+        members.reserve(set.size());
+        for (const int node : set) members.push_back(node_tags[node]);
+        gmsh::model::mesh::addElementsByType(point, kPoint, {}, members);
+        gmsh::model::addPhysicalGroup(0, {point}, point);
+        gmsh::model::setPhysicalName(0, point, set_name);
+      }
+      gmsh::option::setNumber("Mesh.MshFileVersion", version);
+      gmsh::option::setNumber("Mesh.Binary", binary ? 1 : 0);
+      gmsh::option::setNumber("Mesh.SaveAll", 0);
+      gmsh::write(tmp.string());
+    });
+    if (!fs::is_regular_file(tmp)) throw InputError(name + ": Gmsh did not write the file");
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) throw InputError(name + ": cannot move the written mesh into place: " + ec.message());
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw;
+  }
+}
+
+}  // namespace bipo
