@@ -29,8 +29,10 @@ struct LoadProgram {
   [[nodiscard]] int n_increments() const;
   /// Factor at the end of increment k (k = 1..n_increments()); factor(0) = 0.
   /// Fractional k (cut increments) interpolates linearly within a segment.
+  /// Throws std::out_of_range outside [0, n_increments()].
   [[nodiscard]] double factor(double k) const;
-  /// Cycle of increment k (1-based): the `cycle` of the segment it belongs to.
+  /// Cycle of increment k (1-based): the `cycle` of the segment it belongs to;
+  /// cycle(0) = 0. Throws std::out_of_range outside [0, n_increments()].
   [[nodiscard]] int cycle(int k) const;
   /// Number of cycles (largest segment cycle).
   [[nodiscard]] int n_cycles() const;
@@ -107,7 +109,9 @@ struct Probe {
 
 /// What is written and where.
 struct OutputSettings {
-  std::filesystem::path directory;  ///< absolute (resolved against the case file's folder)
+  /// Absolute. An explicit path is resolved against the case file's folder; the
+  /// default is results/<case file stem> under the current working directory.
+  std::filesystem::path directory;
   std::vector<std::string> fields{"displacement", "stress", "von_mises", "sets", "contact"};
   int every = 1;  ///< write VTK every N increments (the last one is always written)
   bool vtk = true;
@@ -115,7 +119,7 @@ struct OutputSettings {
 
 /// A whole analysis.
 struct Case {
-  std::filesystem::path source;  ///< the case file
+  std::filesystem::path source;  ///< the case file (absolute)
   std::string title;
   MeshSource mesh;
   Material material;
@@ -124,7 +128,9 @@ struct Case {
   std::vector<NodalLoad> loads;
   std::vector<ContactPlane> contacts;
   std::vector<Probe> probes;
-  std::string probe_p;  ///< name of the probe shown as the paper's point P (may be empty)
+  /// Name of the probe marked `point_p: true`, shown as the paper's point P
+  /// (empty if none).
+  std::string probe_p;
   SolverSettings solver;
   OutputSettings output;
 };

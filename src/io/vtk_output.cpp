@@ -1,0 +1,389 @@
+#include "io/vtk_output.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCellType.h>
+#include <vtkDoubleArray.h>
+#include <vtkErrorCode.h>
+#include <vtkIdTypeArray.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkXMLUnstructuredGridWriter.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "io/errors.hpp"
+
+namespace bipo {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
+
+/// Creates the folder of `file` if needed.
+void make_parent(const fs::path& file) {
+  const fs::path dir = file.parent_path();
+  if (dir.empty()) return;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw InputError(file.string() + ": cannot create the folder " + dir.string() + ": " +
+                     ec.message());
+}
+
+/// A fresh temporary name in the folder of `file` (same file system, so the
+/// final rename is atomic), hidden so that a glob on "*.vtu" does not see it.
+fs::path temporary_name(const fs::path& file) {
+  static std::atomic<unsigned> counter{0};
+  std::string name(".");
+  name += file.filename().string();
+  name += '.';
+  name += std::to_string(::getpid());
+  name += '.';
+  name += std::to_string(counter++);
+  name += ".tmp";
+  return file.parent_path() / name;
+}
+
+void remove_quietly(const fs::path& p) {
+  std::error_code ec;
+  fs::remove(p, ec);
+}
+
+/// Flushes a written file to disk (best effort: the rename is what makes the
+/// write atomic for readers; this makes it durable).
+void sync_file(const fs::path& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+/// Renames `tmp` to `file`; on failure removes `tmp` and throws.
+void commit(const fs::path& tmp, const fs::path& file) {
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    remove_quietly(tmp);
+    throw InputError(file.string() + ": cannot move the written file into place: " + ec.message());
+  }
+}
+
+/// Text of a vtkErrorCode (system errno values below FirstVTKErrorCode).
+std::string vtk_error_text(unsigned long code) {
+  if (code != 0 && code < vtkErrorCode::FirstVTKErrorCode)
+    return std::strerror(static_cast<int>(code));
+  switch (code) {
+    case vtkErrorCode::CannotOpenFileError:
+      return "cannot open the file";
+    case vtkErrorCode::OutOfDiskSpaceError:
+      return "out of disk space";
+    case vtkErrorCode::NoFileNameError:
+      return "no file name";
+    default:
+      return "write failed, VTK error code " + std::to_string(code);
+  }
+}
+
+template <typename Field>
+vtkSmartPointer<vtkDoubleArray> make_array(const Field& f, std::size_t n_items, const char* kind) {
+  if (f.name.empty()) throw std::invalid_argument(std::string(kind) + " field with an empty name");
+  if (f.n_components < 1) {
+    throw std::invalid_argument(std::string(kind) + " field '" + f.name +
+                                "': n_components must be >= 1");
+  }
+  const std::size_t nc = static_cast<std::size_t>(f.n_components);
+  if (f.values.size() != n_items * nc) {
+    throw std::invalid_argument(std::string(kind) + " field '" + f.name + "': expected " +
+                                std::to_string(n_items * nc) + " values (" +
+                                std::to_string(n_items) + " x " + std::to_string(nc) + "), got " +
+                                std::to_string(f.values.size()));
+  }
+  auto a = vtkSmartPointer<vtkDoubleArray>::New();
+  a->SetName(f.name.c_str());
+  a->SetNumberOfComponents(f.n_components);
+  a->SetNumberOfTuples(static_cast<vtkIdType>(n_items));
+  if (!f.values.empty())
+    std::memcpy(a->GetPointer(0), f.values.data(), f.values.size() * sizeof(double));
+  if (f.n_components == 3) {
+    const char* names[] = {"X", "Y", "Z"};
+    for (int c = 0; c < 3; ++c) a->SetComponentName(c, names[c]);
+  } else if (f.n_components == 9) {
+    const char* names[] = {"XX", "XY", "XZ", "YX", "YY", "YZ", "ZX", "ZY", "ZZ"};
+    for (int c = 0; c < 9; ++c) a->SetComponentName(c, names[c]);
+  }
+  return a;
+}
+
+template <typename Field>
+void check_unique_names(const std::vector<Field>& fields, const char* kind) {
+  std::set<std::string> names;
+  for (const auto& f : fields) {
+    if (!names.insert(f.name).second) {
+      throw std::invalid_argument(std::string(kind) + " field '" + f.name + "' given twice");
+    }
+  }
+}
+
+template <std::size_t N>
+void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
+                 const std::vector<std::array<int, N>>& cells, int vtk_type,
+                 const std::vector<PointField>& point_fields,
+                 const std::vector<CellField>& cell_fields) {
+  const std::size_t n_points = points.size();
+  check_unique_names(point_fields, "point");
+  check_unique_names(cell_fields, "cell");
+
+  vtkNew<vtkUnstructuredGrid> grid;
+
+  vtkNew<vtkPoints> pts;
+  pts->SetDataTypeToDouble();
+  pts->SetNumberOfPoints(static_cast<vtkIdType>(n_points));
+  for (std::size_t i = 0; i < n_points; ++i) {
+    pts->SetPoint(static_cast<vtkIdType>(i), points[i].x(), points[i].y(), points[i].z());
+  }
+  grid->SetPoints(pts);
+
+  vtkNew<vtkIdTypeArray> offsets;
+  vtkNew<vtkIdTypeArray> connectivity;
+  offsets->SetNumberOfValues(static_cast<vtkIdType>(cells.size() + 1));
+  connectivity->SetNumberOfValues(static_cast<vtkIdType>(cells.size() * N));
+  offsets->SetValue(0, 0);
+  for (std::size_t e = 0; e < cells.size(); ++e) {
+    for (std::size_t k = 0; k < N; ++k) {
+      const int v = cells[e][k];
+      if (v < 0 || static_cast<std::size_t>(v) >= n_points) {
+        throw std::invalid_argument(file.string() + ": cell " + std::to_string(e) +
+                                    " refers to point " + std::to_string(v) + ", outside [0, " +
+                                    std::to_string(n_points) + ")");
+      }
+      connectivity->SetValue(static_cast<vtkIdType>(e * N + k), v);
+    }
+    offsets->SetValue(static_cast<vtkIdType>(e + 1), static_cast<vtkIdType>((e + 1) * N));
+  }
+  vtkNew<vtkCellArray> cell_array;
+  cell_array->SetData(offsets, connectivity);
+  grid->SetCells(vtk_type, cell_array);
+
+  for (const auto& f : point_fields)
+    grid->GetPointData()->AddArray(make_array(f, n_points, "point"));
+  for (const auto& f : cell_fields)
+    grid->GetCellData()->AddArray(make_array(f, cells.size(), "cell"));
+
+  make_parent(file);
+  const fs::path tmp = temporary_name(file);
+  vtkNew<vtkXMLUnstructuredGridWriter> writer;
+  writer->SetFileName(tmp.c_str());
+  writer->SetInputData(grid);
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+  writer->SetCompressorTypeToZLib();
+  writer->SetHeaderTypeToUInt64();
+  const int ok = writer->Write();
+  const unsigned long code = writer->GetErrorCode();
+  if (ok != 1 || code != vtkErrorCode::NoError) {
+    remove_quietly(tmp);
+    throw InputError(file.string() + ": cannot write the VTK file (" + vtk_error_text(code) + ")");
+  }
+  sync_file(tmp);
+  commit(tmp, file);
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string full_precision(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
+               const std::vector<std::array<int, 8>>& hexes,
+               const std::vector<PointField>& point_fields,
+               const std::vector<CellField>& cell_fields) {
+  write_cells(file, points, hexes, VTK_HEXAHEDRON, point_fields, cell_fields);
+}
+
+void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
+               const std::vector<std::array<int, 4>>& quads,
+               const std::vector<PointField>& point_fields,
+               const std::vector<CellField>& cell_fields) {
+  write_cells(file, points, quads, VTK_QUAD, point_fields, cell_fields);
+}
+
+void write_text_atomically(const fs::path& file, const std::string& content) {
+  make_parent(file);
+  const fs::path tmp = temporary_name(file);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw InputError(file.string() + ": cannot create a temporary file: " + errno_text(errno));
+  }
+  const char* data = content.data();
+  std::size_t left = content.size();
+  int err = 0;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    remove_quietly(tmp);
+    throw InputError(file.string() + ": cannot write: " + errno_text(err));
+  }
+  commit(tmp, file);
+}
+
+// --- PvdCollection --------------------------------------------------------------------
+
+PvdCollection::PvdCollection(fs::path file) : file_(std::move(file)) {
+  write();
+}
+
+void PvdCollection::add(double time, const std::string& relative_vtu_name) {
+  if (!std::isfinite(time)) {
+    throw std::invalid_argument(file_.string() + ": non-finite time for " + relative_vtu_name);
+  }
+  steps_.push_back(Step{time, relative_vtu_name});
+  write();
+}
+
+void PvdCollection::write() const {
+  std::string xml =
+      "<?xml version=\"1.0\"?>\n"
+      "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+      "  <Collection>\n";
+  for (const auto& s : steps_) {
+    xml += "    <DataSet timestep=\"" + full_precision(s.time) +
+           "\" group=\"\" part=\"0\" file=\"" + xml_escape(s.file) + "\"/>\n";
+  }
+  xml += "  </Collection>\n</VTKFile>\n";
+  write_text_atomically(file_, xml);
+}
+
+// --- CsvWriter ------------------------------------------------------------------------
+
+void CsvWriter::Closer::operator()(std::FILE* f) const {
+  std::fclose(f);
+}
+
+CsvWriter::CsvWriter(fs::path file, std::vector<std::string> columns)
+    : file_(std::move(file)), n_columns_(columns.size()) {
+  if (columns.empty()) throw std::invalid_argument(file_.string() + ": a CSV file needs columns");
+  std::string header;
+  for (const auto& c : columns) {
+    if (c.empty()) throw std::invalid_argument(file_.string() + ": empty CSV column name");
+    if (!header.empty()) header += ',';
+    header += csv_quote(c);
+  }
+  header += '\n';
+
+  make_parent(file_);
+  std::error_code ec;
+  fs::remove(file_, ec);  // a complete history of an earlier run is no longer current
+  if (ec) throw InputError(file_.string() + ": cannot remove the previous file: " + ec.message());
+  const fs::path partial = partial_path();
+  out_.reset(std::fopen(partial.c_str(), "w"));
+  if (!out_) throw InputError(partial.string() + ": cannot create: " + errno_text(errno));
+  if (std::fputs(header.c_str(), out_.get()) < 0 || std::fflush(out_.get()) != 0) {
+    throw InputError(partial.string() + ": cannot write: " + errno_text(errno));
+  }
+}
+
+CsvWriter::~CsvWriter() = default;
+
+fs::path CsvWriter::partial_path() const {
+  fs::path p = file_;
+  p += ".partial";
+  return p;
+}
+
+void CsvWriter::append_row(const std::vector<double>& values) {
+  if (!out_) throw std::logic_error(file_.string() + ": append_row after finish()");
+  if (values.size() != n_columns_) {
+    throw std::invalid_argument(file_.string() + ": expected " + std::to_string(n_columns_) +
+                                " values in a row, got " + std::to_string(values.size()));
+  }
+  std::string line;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) line += ',';
+    line += full_precision(values[i]);
+  }
+  line += '\n';
+  if (std::fputs(line.c_str(), out_.get()) < 0 || std::fflush(out_.get()) != 0) {
+    throw InputError(partial_path().string() + ": cannot write: " + errno_text(errno));
+  }
+  ++n_rows_;
+}
+
+void CsvWriter::finish() {
+  if (!out_) return;
+  const int fd = ::fileno(out_.get());
+  const bool flushed = std::fflush(out_.get()) == 0 && (::fsync(fd) == 0 || errno == EINVAL);
+  const bool closed = std::fclose(out_.release()) == 0;
+  if (!flushed || !closed)
+    throw InputError(partial_path().string() + ": cannot write: " + errno_text(errno));
+  std::error_code ec;
+  fs::rename(partial_path(), file_, ec);
+  if (ec)
+    throw InputError(file_.string() + ": cannot rename " + partial_path().string() + ": " +
+                     ec.message());
+}
+
+}  // namespace bipo

@@ -1,0 +1,125 @@
+// Owns bipo's result files: VTK unstructured grids (.vtu) for ParaView, the
+// .pvd collection that lists them over time, and the CSV history files. Every
+// file is written so that a reader never sees a half-written one: whole files
+// go to a temporary name in the same folder and are renamed into place; CSV
+// histories grow under "<name>.partial" and get their final name only when
+// finished. Knows nothing of finite elements or contact.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bipo {
+
+/// A field with one value per point, row-major: values[i * n_components + c].
+/// 1 component: scalar; 3: vector (X, Y, Z); 9: tensor, row-major
+/// (XX, XY, XZ, YX, ...; write a symmetric tensor in full so that ParaView
+/// recognizes it). Other counts are written as plain multi-component arrays.
+struct PointField {
+  std::string name;
+  int n_components = 1;
+  std::vector<double> values;
+};
+
+/// A field with one value per cell, same layout as PointField.
+struct CellField {
+  std::string name;
+  int n_components = 1;
+  std::vector<double> values;
+};
+
+/// Writes hexahedra (VTK_HEXAHEDRON; Gmsh's linear hexahedron node ordering is
+/// VTK's) as a binary, appended, zlib-compressed .vtu file, atomically (a
+/// temporary file in the same folder renamed into place; the folder is
+/// created if missing). Throws std::invalid_argument for inconsistent input
+/// (node index out of range, field of the wrong size) and InputError naming
+/// the path if the file cannot be written.
+void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vector3d>& points,
+               const std::vector<std::array<int, 8>>& hexes,
+               const std::vector<PointField>& point_fields,
+               const std::vector<CellField>& cell_fields);
+
+/// Same for quadrilaterals (VTK_QUAD, nodes counter-clockwise as in Gmsh),
+/// e.g. the contact face.
+void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vector3d>& points,
+               const std::vector<std::array<int, 4>>& quads,
+               const std::vector<PointField>& point_fields,
+               const std::vector<CellField>& cell_fields);
+
+/// Writes `content` to `file` atomically (temporary file in the same folder,
+/// flushed to disk, renamed into place; the folder is created if missing).
+/// Throws InputError naming the path on failure and leaves no temporary file.
+void write_text_atomically(const std::filesystem::path& file, const std::string& content);
+
+/// A ParaView .pvd collection: a list of (time, .vtu file) pairs. The
+/// constructor writes an empty collection (replacing a stale one) and every
+/// add() rewrites the file atomically, so it is always a valid collection of
+/// the steps written so far.
+class PvdCollection {
+ public:
+  explicit PvdCollection(std::filesystem::path file);
+
+  /// Appends a step; `relative_vtu_name` is relative to the .pvd's folder.
+  /// Throws std::invalid_argument for a non-finite time.
+  void add(double time, const std::string& relative_vtu_name);
+  /// (Re)writes the collection atomically.
+  void write() const;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return file_; }
+  [[nodiscard]] std::size_t size() const { return steps_.size(); }
+
+ private:
+  struct Step {
+    double time;
+    std::string file;
+  };
+  std::filesystem::path file_;
+  std::vector<Step> steps_;
+};
+
+/// A CSV history file (one header line, then one row per call, full precision
+/// "%.17g", flushed after each row). While it is being written the file is
+/// "<name>.partial"; finish() renames it to "<name>". Opening removes a stale
+/// "<name>" left by a previous run, so "<name>" exists only for a completed
+/// history. A writer destroyed without finish() (error, crash) leaves the
+/// ".partial" file: its rows are valid but the history is incomplete.
+class CsvWriter {
+ public:
+  /// Column names must be non-empty; names containing a comma, a quote or a
+  /// line break are quoted (RFC 4180). Throws InputError naming the path if
+  /// the file cannot be created.
+  CsvWriter(std::filesystem::path file, std::vector<std::string> columns);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+  CsvWriter(CsvWriter&&) noexcept = default;
+  CsvWriter& operator=(CsvWriter&&) noexcept = default;
+
+  /// Appends one row (as many values as columns, else std::invalid_argument).
+  void append_row(const std::vector<double>& values);
+  /// Closes the file and gives it its final name. Idempotent.
+  void finish();
+
+  /// Final name of the file.
+  [[nodiscard]] const std::filesystem::path& path() const { return file_; }
+  /// Name while being written ("<name>.partial").
+  [[nodiscard]] std::filesystem::path partial_path() const;
+  [[nodiscard]] std::size_t n_rows() const { return n_rows_; }
+  [[nodiscard]] bool finished() const { return !out_; }
+
+ private:
+  struct Closer {
+    void operator()(std::FILE* f) const;
+  };
+  std::filesystem::path file_;
+  std::size_t n_columns_ = 0;
+  std::size_t n_rows_ = 0;
+  std::unique_ptr<std::FILE, Closer> out_;
+};
+
+}  // namespace bipo
