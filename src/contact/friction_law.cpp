@@ -1,0 +1,541 @@
+// The local contact law (SPEC.md section 3): cone projection, bipotential
+// predictor-corrector, certificate, automatic rho and the one-node problem.
+// See friction_law.hpp for the conventions and docs/contact-law.md for the
+// algorithms.
+#include "contact/friction_law.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "io/errors.hpp"
+
+namespace bipo {
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+/// sqrt(a^2 + b^2) without overflow or underflow for any finite a, b (cheaper
+/// than std::hypot on the common path: magnitudes within 1e+-150).
+inline double norm2(double a, double b) {
+  const double m = std::max(std::abs(a), std::abs(b));
+  if (m > 1e-150 && m < 1e150) return std::sqrt(a * a + b * b);
+  if (m == 0.0 || !std::isfinite(m)) return m;
+  const int e = std::ilogb(m);
+  const double sa = std::ldexp(a, -e);
+  const double sb = std::ldexp(b, -e);
+  return std::ldexp(std::sqrt(sa * sa + sb * sb), e);
+}
+
+std::string describe(double mu1, double mu2, double p1, double p2) {
+  return "(mu1=" + std::to_string(mu1) + ", mu2=" + std::to_string(mu2) +
+         ", p1=" + std::to_string(p1) + ", p2=" + std::to_string(p2) + ")";
+}
+
+/// The secular function of the general projection (SPEC 3.2) in the
+/// multiplier gamma, written without the singularity at gamma = 1:
+///   E(gamma) = (1 - gamma) |r_t(gamma)|_mu - tau_n,
+///   r_tk(gamma) = tau_tk mu_k^2 / (mu_k^2 + gamma).
+/// On the root r_n = tau_n / (1 - gamma) = |r_t|_mu, which is SPEC's equation
+/// before squaring. E is continuous and strictly decreasing on gamma >= 0:
+///   E'(gamma) = -(1/N) sum_k a_k (1 + A_k) / (A_k + gamma)^3,
+/// with A_k = mu_k^2, a_k = A_k tau_tk^2 and N = |r_t(gamma)|_mu.
+struct Secular {
+  double A1, A2;    // mu_k^2
+  double sa1, sa2;  // sqrt(a_k) = mu_k |tau_tk|
+  double tn;
+
+  void eval(double gamma, double& e, double& de) const {
+    const double d1 = A1 + gamma;
+    const double d2 = A2 + gamma;
+    const double w1 = sa1 / d1;
+    const double w2 = sa2 / d2;
+    const double n = std::sqrt(w1 * w1 + w2 * w2);
+    e = (1.0 - gamma) * n - tn;
+    de = -(w1 * w1 * (1.0 + A1) / d1 + w2 * w2 * (1.0 + A2) / d2) / n;
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// FrictionLaw (SPEC 3)
+
+FrictionLaw::FrictionLaw(double mu1, double mu2, double p1, double p2)
+    : mu1_(mu1),
+      mu2_(mu2),
+      p1_(p1),
+      p2_(p2),
+      omega_sq_(Eigen::Vector2d::Zero()),
+      frictionless_(mu1 == 0.0 && mu2 == 0.0) {
+  if (!frictionless_) {
+    const double w1 = p1 / mu1;
+    const double w2 = p2 / mu2;
+    omega_sq_ = Eigen::Vector2d(w1 * w1, w2 * w2);
+  }
+}
+
+FrictionLaw FrictionLaw::isotropic(double mu) {
+  if (!std::isfinite(mu) || mu < 0.0)
+    throw InputError("friction law: the friction coefficient mu must be finite and >= 0, got " +
+                     std::to_string(mu));
+  return FrictionLaw(mu, mu, mu, mu);
+}
+
+FrictionLaw FrictionLaw::orthotropic(double mu1, double mu2, double p1, double p2) {
+  const double values[4] = {mu1, mu2, p1, p2};
+  for (const double v : values) {
+    if (!std::isfinite(v) || v < 0.0)
+      throw InputError("friction law " + describe(mu1, mu2, p1, p2) +
+                       ": every coefficient must be finite and >= 0");
+  }
+  if ((mu1 == 0.0) != (mu2 == 0.0))
+    throw InputError("friction law " + describe(mu1, mu2, p1, p2) +
+                     ": mu1 and mu2 must be both zero (frictionless) or both positive");
+  if ((mu1 == 0.0 && p1 > 0.0) || (mu2 == 0.0 && p2 > 0.0))
+    throw InputError("friction law " + describe(mu1, mu2, p1, p2) +
+                     ": a sliding coefficient p > 0 is given without friction (mu = 0)");
+  if ((mu1 > 0.0 && p1 <= 0.0) || (mu2 > 0.0 && p2 <= 0.0))
+    throw InputError("friction law " + describe(mu1, mu2, p1, p2) +
+                     ": each direction with friction (mu > 0) needs a sliding coefficient p > 0");
+  return FrictionLaw(mu1, mu2, p1, p2);
+}
+
+double FrictionLaw::norm_mu(const Eigen::Vector2d& r_t) const {
+  if (frictionless_)
+    return (r_t.x() == 0.0 && r_t.y() == 0.0) ? 0.0 : std::numeric_limits<double>::infinity();
+  return norm2(r_t.x() / mu1_, r_t.y() / mu2_);
+}
+
+double FrictionLaw::dual_norm_mu(const Eigen::Vector2d& v) const {
+  return norm2(mu1_ * v.x(), mu2_ * v.y());
+}
+
+// ---------------------------------------------------------------------------
+// Projection onto K_mu (SPEC 3.2)
+
+namespace detail {
+
+bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0, double roots[4]) {
+  // Monic form x^4 + b x^3 + c x^2 + d x + e, depressed by x = y - b/4:
+  // y^4 + p y^2 + q y + r = 0.
+  const double b = c3 / c4, c = c2 / c4, d = c1 / c4, e = c0 / c4;
+  const double b2 = b * b;
+  const double p = c - 3.0 * b2 / 8.0;
+  const double q = d - b * c / 2.0 + b2 * b / 8.0;
+  const double r = e - b * d / 4.0 + b2 * c / 16.0 - 3.0 * b2 * b2 / 256.0;
+  const double shift = -b / 4.0;
+
+  // Ferrari: (y^2 + p/2 + m)^2 = 2m y^2 - q y + (p/2 + m)^2 - r is a perfect
+  // square when m solves the resolvent cubic m^3 + p m^2 + (p^2/4 - r) m - q^2/8 = 0.
+  // Its largest real root is > 0 whenever q != 0.
+  const double ca = p, cb = p * p / 4.0 - r, cc = -q * q / 8.0;
+  const double P = cb - ca * ca / 3.0;
+  const double Q = 2.0 * ca * ca * ca / 27.0 - ca * cb / 3.0 + cc;
+  const double disc = Q * Q / 4.0 + P * P * P / 27.0;
+  double t;
+  if (disc > 0.0) {  // one real root (Cardano, cancellation-free form)
+    const double u = -std::cbrt(Q / 2.0 + std::copysign(std::sqrt(disc), Q));
+    t = (u != 0.0) ? u - P / (3.0 * u) : 0.0;
+  } else {  // three real roots: the largest one (trigonometric form)
+    const double rp = std::sqrt(std::max(-P / 3.0, 0.0));
+    const double arg = (rp > 0.0) ? std::clamp(-Q / (2.0 * rp * rp * rp), -1.0, 1.0) : 0.0;
+    t = 2.0 * rp * std::cos(std::acos(arg) / 3.0);
+  }
+  double m = t - ca / 3.0;
+  // One Newton step on the resolvent polishes m (it only feeds square roots).
+  {
+    const double f = ((m + ca) * m + cb) * m + cc;
+    const double df = (3.0 * m + 2.0 * ca) * m + cb;
+    if (df != 0.0) {
+      const double m1 = m - f / df;
+      if (std::isfinite(m1)) m = m1;
+    }
+  }
+
+  auto quadratic = [](double B, double C, double* out) {  // y^2 + B y + C = 0
+    const double dq = B * B - 4.0 * C;
+    if (dq <= 0.0) {  // complex pair (or double root): keep the real part
+      out[0] = out[1] = -B / 2.0;
+      return;
+    }
+    const double s = -0.5 * (B + std::copysign(std::sqrt(dq), B));  // no cancellation
+    out[0] = s;
+    out[1] = (s != 0.0) ? C / s : 0.0;
+  };
+
+  double y[4];
+  if (m > 0.0) {
+    const double sq = std::sqrt(2.0 * m);
+    const double h = q / (2.0 * sq);
+    quadratic(-sq, p / 2.0 + m + h, y);
+    quadratic(sq, p / 2.0 + m - h, y + 2);
+  } else {  // q == 0: biquadratic y^4 + p y^2 + r = 0
+    double z[2];
+    quadratic(p, r, z);
+    for (int k = 0; k < 2; ++k) {
+      const double root = std::sqrt(std::max(z[k], 0.0));
+      y[2 * k] = root;
+      y[2 * k + 1] = -root;
+    }
+  }
+  bool finite = true;
+  for (int k = 0; k < 4; ++k) {
+    roots[k] = y[k] + shift;
+    finite = finite && std::isfinite(roots[k]);
+  }
+  return finite;
+}
+
+ConeProjection project_onto_cone_circular(const Eigen::Vector3d& tau, double mu) {
+  // Circular cone |r_t| <= mu r_n: closed form of SPEC 3.2.
+  int ex = 0;
+  Eigen::Vector3d t = tau;
+  const double big = tau.cwiseAbs().maxCoeff();
+  if (!(big > 1e-100 && big < 1e100)) {  // rescale exactly by a power of 2
+    if (big == 0.0) return {Eigen::Vector3d::Zero(), ContactState::open};
+    ex = std::ilogb(big);
+    for (int i = 0; i < 3; ++i) t(i) = std::ldexp(tau(i), -ex);
+  }
+  const double nt = std::sqrt(t(1) * t(1) + t(2) * t(2));
+  if (nt <= mu * t(0)) return {tau, ContactState::stick};  // |tau_t|_mu <= tau_n
+  if (mu * nt <= -t(0))                                    // |tau_t|_mu* <= -tau_n
+    return {Eigen::Vector3d::Zero(), ContactState::open};
+  const double rn = (mu * nt + t(0)) / (1.0 + mu * mu);
+  const double k = mu * rn / nt;
+  return {Eigen::Vector3d(std::ldexp(rn, ex), std::ldexp(k * t(1), ex), std::ldexp(k * t(2), ex)),
+          ContactState::slip};
+}
+
+GeneralProjection project_onto_cone_general(const Eigen::Vector3d& tau, double mu1, double mu2) {
+  // Scale exactly by a power of 2 so that max |tau_i| is in [1, 2): the
+  // projection is positively homogeneous and nothing below over- or underflows.
+  const double big = tau.cwiseAbs().maxCoeff();
+  if (big == 0.0) return {Eigen::Vector3d::Zero(), ContactState::open, 0, false};
+  const int ex = std::ilogb(big);
+  const double tn = std::ldexp(tau(0), -ex), t1 = std::ldexp(tau(1), -ex),
+               t2 = std::ldexp(tau(2), -ex);
+
+  const double nmu = norm2(t1 / mu1, t2 / mu2);  // |tau_t|_mu
+  if (nmu <= tn) return {tau, ContactState::stick, 0, false};
+  const double ndual = norm2(mu1 * t1, mu2 * t2);  // |tau_t|_mu*
+  if (ndual <= -tn) return {Eigen::Vector3d::Zero(), ContactState::open, 0, false};
+
+  // Slip: r_tk = tau_tk A_k / (A_k + gamma), r_n = |r_t|_mu, gamma >= 0 the root of
+  // the secular equation (SPEC 3.2). With s = r_n, d_k = s (1 + A_k) - tau_n > 0
+  // and sum_k a_k / d_k^2 = 1, so s lies in [D / (1 + A_max), D / (1 + A_min)]
+  // with D = |tau_t|_mu* + tau_n > 0; gamma = 1 - tau_n / s maps it to a bracket.
+  const double A1 = mu1 * mu1, A2 = mu2 * mu2;
+  const double Amin = std::min(A1, A2), Amax = std::max(A1, A2);
+  const Secular sec{A1, A2, mu1 * std::abs(t1), mu2 * std::abs(t2), tn};
+  const double D = ndual + tn;
+  const double s_lo = D / (1.0 + Amax), s_hi = D / (1.0 + Amin);
+  // 1 - tau_n / s carries an absolute rounding error of a few eps: widen the
+  // bracket by more than that (E is monotone, the root stays inside).
+  auto widen = [Amin](double g) { return 1e-8 * (Amin + g) + 8.0 * kEps; };
+  double g_lo, g_hi;
+  if (tn > 0.0) {
+    g_lo = 1.0 - tn / s_lo;
+    g_hi = 1.0 - tn / s_hi;
+    g_lo = std::max(0.0, g_lo - widen(g_lo));
+    g_hi = std::clamp(g_hi + widen(g_hi), g_lo, 1.0);
+  } else if (tn < 0.0) {
+    g_lo = 1.0 - tn / s_hi;
+    g_hi = 1.0 - tn / s_lo;
+    g_lo = std::max(1.0, g_lo - widen(g_lo));
+    g_hi = std::max(g_hi + widen(g_hi), g_lo);
+  } else {
+    g_lo = g_hi = 1.0;  // tau_n = 0: gamma = 1 exactly
+  }
+
+  int steps = 0;
+  bool ferrari_used = false;
+  double gamma = 0.5 * (g_lo + g_hi);
+  if (g_hi > g_lo) {
+    // SPEC's equation cleared of denominators:
+    //   a1 (1-g)^2 (A2+g)^2 + a2 (1-g)^2 (A1+g)^2 - tau_n^2 (A1+g)^2 (A2+g)^2 = 0,
+    // a quartic in gamma solved by Ferrari's method as in the source paper.
+    const double a1 = sec.sa1 * sec.sa1, a2 = sec.sa2 * sec.sa2, cn = tn * tn;
+    const double c4 = a1 + a2 - cn;
+    const double c3 = -2.0 * (a1 * (1.0 - A2) + a2 * (1.0 - A1) + cn * (A1 + A2));
+    const double c2 = a1 * (1.0 + A2 * (A2 - 4.0)) + a2 * (1.0 + A1 * (A1 - 4.0)) -
+                      cn * ((A1 + A2) * (A1 + A2) + 2.0 * A1 * A2);
+    const double c1 =
+        2.0 * (a1 * (1.0 - A2) * A2 + a2 * (1.0 - A1) * A1 - cn * (A1 + A2) * A1 * A2);
+    const double c0 = a1 * A2 * A2 + a2 * A1 * A1 - cn * A1 * A1 * A2 * A2;
+    const double cmax = std::max({std::abs(c3), std::abs(c2), std::abs(c1), std::abs(c0)});
+    double roots[4];
+    if (std::abs(c4) > 1e-8 * cmax && solve_quartic_ferrari(c4, c3, c2, c1, c0, roots)) {
+      // The right root: the one in the bracket (gamma >= 0, r_n > 0), best residual.
+      const double slack = 1e-6 * (g_hi - g_lo);
+      double best = std::numeric_limits<double>::infinity();
+      for (const double root : roots) {
+        if (!(root >= g_lo - slack && root <= g_hi + slack)) continue;
+        const double gr = std::clamp(root, g_lo, g_hi);
+        double e, de;
+        sec.eval(gr, e, de);
+        if (std::abs(e) < best) {
+          best = std::abs(e);
+          gamma = gr;
+          ferrari_used = true;
+        }
+      }
+    }
+    // Polish: safeguarded Newton on the monotone secular function E, keeping the
+    // bracket; from Ferrari's root one or two steps reach round-off. Without an
+    // admissible root it is the fallback (Newton with bisection) from the middle.
+    const double tol = 4.0 * kEps;
+    for (; steps < 200; ++steps) {
+      double e, de;
+      sec.eval(gamma, e, de);
+      if (e == 0.0) break;
+      if (e > 0.0)
+        g_lo = gamma;  // E decreasing: the root is to the right
+      else
+        g_hi = gamma;
+      double next = gamma - e / de;
+      const bool newton_ok = std::isfinite(next) && next > g_lo && next < g_hi;
+      if (!newton_ok) next = 0.5 * (g_lo + g_hi);
+      const double step = std::abs(next - gamma);
+      gamma = next;
+      // r_tk depends on gamma through A_k + gamma: converge relative to that.
+      const double ref = Amin + gamma;
+      if (newton_ok && step <= 1e-9 * ref) {  // quadratic convergence: error ~ step^2
+        ++steps;
+        break;
+      }
+      if (g_hi - g_lo <= tol * ref) {
+        ++steps;
+        break;
+      }
+    }
+  }
+  const double r1 = t1 * (A1 / (A1 + gamma));
+  const double r2 = t2 * (A2 / (A2 + gamma));
+  const double rn = norm2(r1 / mu1, r2 / mu2);  // on the cone: r_n = |r_t|_mu
+  return {Eigen::Vector3d(std::ldexp(rn, ex), std::ldexp(r1, ex), std::ldexp(r2, ex)),
+          ContactState::slip, steps, ferrari_used};
+}
+
+}  // namespace detail
+
+ConeProjection project_onto_friction_cone(const Eigen::Vector3d& tau, const FrictionLaw& law) {
+  if (law.frictionless()) {  // K_0 is the ray r_t = 0, r_n >= 0
+    if (tau(0) > 0.0) return {Eigen::Vector3d(tau(0), 0.0, 0.0), ContactState::slip};
+    return {Eigen::Vector3d::Zero(), ContactState::open};
+  }
+  if (law.isotropic_cone()) return detail::project_onto_cone_circular(tau, law.mu1());
+  const detail::GeneralProjection g = detail::project_onto_cone_general(tau, law.mu1(), law.mu2());
+  return {g.r, g.state};
+}
+
+// ---------------------------------------------------------------------------
+// Predictor-corrector, certificate, dissipation (SPEC 3.1, 3.2)
+
+ConeProjection bipotential_update(const Eigen::Vector3d& r, double g, const Eigen::Vector2d& du_t,
+                                  double rho, const FrictionLaw& law) {
+  if (law.frictionless()) {
+    const double tn = r(0) - rho * g;
+    if (tn > 0.0) return {Eigen::Vector3d(tn, 0.0, 0.0), ContactState::slip};
+    return {Eigen::Vector3d::Zero(), ContactState::open};
+  }
+  const Eigen::Vector2d x = law.omega_squared().cwiseProduct(du_t);  // modified slip
+  const Eigen::Vector3d tau(r(0) - rho * (g + law.dual_norm_mu(x)), r(1) - rho * x(0),
+                            r(2) - rho * x(1));
+  return project_onto_friction_cone(tau, law);
+}
+
+double law_certificate(const Eigen::Vector3d& r, double g, const Eigen::Vector2d& du_t,
+                       const FrictionLaw& law) {
+  if (law.frictionless()) return g * r(0);
+  const Eigen::Vector2d x = law.omega_squared().cwiseProduct(du_t);
+  return r(0) * law.dual_norm_mu(x) + x.dot(r.tail<2>()) + g * r(0);
+}
+
+double friction_function(const Eigen::Vector3d& r, const FrictionLaw& law) {
+  if (law.frictionless()) return -r(0);
+  return law.norm_mu(r.tail<2>()) - r(0);
+}
+
+double frictional_dissipation(const Eigen::Vector3d& r, const Eigen::Vector2d& du_t) {
+  return -r.tail<2>().dot(du_t);
+}
+
+// ---------------------------------------------------------------------------
+// Automatic rho
+
+double automatic_rho(const Eigen::Matrix3d& W, const FrictionLaw& law) {
+  const Eigen::Matrix3d Ws = 0.5 * (W + W.transpose());
+  Eigen::LLT<Eigen::Matrix3d> llt(Ws);
+  if (!Ws.allFinite() || llt.info() != Eigen::Success)
+    throw NumericalError(
+        "automatic_rho: the node's condensed compliance W is not positive definite");
+  if (law.frictionless()) return 1.0 / Ws(0, 0);
+  // rho = 1 / lambda_max(D^1/2 W D^1/2), D = diag(1, omega1^2, omega2^2): the
+  // predictor's linear part r -> r - rho D W r then has eigenvalues 1 - rho lambda_i
+  // in [0, 1) (D W is similar to D^1/2 W D^1/2).
+  const Eigen::Vector3d d(1.0, std::sqrt(law.omega_squared()(0)),
+                          std::sqrt(law.omega_squared()(1)));
+  const Eigen::Matrix3d M = d.asDiagonal() * Ws * d.asDiagonal();
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
+  es.computeDirect(M, Eigen::EigenvaluesOnly);
+  const double lmax = std::max(es.eigenvalues().maxCoeff(), M.diagonal().maxCoeff());
+  if (!(lmax > 0.0) || !std::isfinite(lmax))
+    throw NumericalError("automatic_rho: non-finite or non-positive weighted compliance");
+  return 1.0 / lmax;
+}
+
+// ---------------------------------------------------------------------------
+// The one-node problem
+
+namespace {
+
+/// The slip branch of SPEC 3 for the node's affine kinematics (g, du_t) = q + W r.
+/// The sliding rule du_t = -lambda p^-2 r_t / |r_t|_p is du_t = -c P r with
+/// c = lambda / |r_t|_p >= 0 and P = diag(0, 1/p1^2, 1/p2^2); with g = 0 the
+/// kinematics become linear in r for a given c:
+///   (W + c P) r = -q,   W + c P symmetric positive definite for c >= 0,
+/// and what is left is one scalar equation, r(c) on the cone's surface:
+///   psi(c) = |r_t(c)|_mu - r_n(c) = 0.
+/// psi(0) > 0 when the stick candidate r(0) is not in K_mu, and psi -> -r_n < 0 as
+/// c -> infinity (r_t -> 0, r_n -> -q_n / W_nn > 0), so a root exists; at any root
+/// r_n = |r_t|_mu > 0 (r = 0 would leave g = q_n < 0), so every root is a solution.
+struct SlipBranch {
+  Eigen::Matrix3d W;  // symmetrized
+  Eigen::Vector3d q;
+  double mu1, mu2;
+  Eigen::Vector3d P;  // diag(0, 1/p1^2, 1/p2^2)
+
+  /// r(c), phi(c) and dphi/dc (see below). False if W + c P is not SPD or r_t = 0.
+  bool eval(double c, Eigen::Vector3d& r, double& psi, double& dpsi) const {
+    const Eigen::Matrix3d M = W + c * Eigen::Matrix3d(P.asDiagonal());
+    const Eigen::LLT<Eigen::Matrix3d> llt(M);
+    if (llt.info() != Eigen::Success) return false;
+    r = llt.solve(-q);
+    const Eigen::Vector3d dr = -llt.solve(P.cwiseProduct(r));  // dr/dc
+    const double a1 = r(1) / mu1, a2 = r(2) / mu2;
+    const double n = std::sqrt(a1 * a1 + a2 * a2);
+    if (n == 0.0) {  // r_t = 0: far on the side of r_n's sign; Newton bisects
+      psi = std::copysign(std::numeric_limits<double>::infinity(), r(0));
+      dpsi = std::numeric_limits<double>::quiet_NaN();
+      return r.allFinite();
+    }
+    // Newton works on the equivalent phi(c) = r_n / |r_t|_mu - 1 (phi < 0 iff
+    // psi > 0), which is affine in c when W is diagonal: one step then.
+    const double dn = (a1 * dr(1) / mu1 + a2 * dr(2) / mu2) / n;
+    psi = r(0) / n - 1.0;
+    dpsi = (dr(0) * n - r(0) * dn) / (n * n);
+    return r.allFinite() && std::isfinite(psi);
+  }
+};
+
+/// A root of psi by safeguarded Newton from c = 0: the bracket [c_lo, c_hi]
+/// starts as [0, infinity) and is bisected in t = c / (c + c_ref) when a Newton
+/// step leaves it.
+bool solve_slip_branch(const SlipBranch& b, Eigen::Vector3d& r, int& iterations) {
+  const double c_ref = std::max({b.W(1, 1) / b.P(1), b.W(2, 2) / b.P(2), 1e-300});
+  double c_lo = 0.0, c_hi = std::numeric_limits<double>::infinity();
+  double c = 0.0;
+  for (int it = 0; it < 200; ++it) {
+    double psi, dpsi;
+    if (!b.eval(c, r, psi, dpsi)) return false;
+    ++iterations;
+    if (psi == 0.0) return true;
+    if (psi < 0.0)
+      c_lo = c;
+    else
+      c_hi = c;
+    double next = c - psi / dpsi;
+    const bool newton_ok = std::isfinite(next) && next > c_lo && next < c_hi;
+    if (!newton_ok) {  // bisect in t = c / (c + c_ref), t in [0, 1)
+      const double t_lo = c_lo / (c_lo + c_ref);
+      const double t_hi = std::isfinite(c_hi) ? c_hi / (c_hi + c_ref) : 1.0;
+      const double t = 0.5 * (t_lo + t_hi);
+      next = c_ref * t / (1.0 - t);
+    }
+    const double step = std::abs(next - c);
+    c = next;
+    if (newton_ok && step <= 1e-12 * c) {  // quadratic convergence: error ~ step^2
+      double dummy1, dummy2;
+      if (!b.eval(c, r, dummy1, dummy2)) return false;
+      ++iterations;
+      return true;
+    }
+    if (std::isfinite(c_hi) && c_hi - c_lo <= 4.0 * kEps * c_hi) return b.eval(c, r, psi, dpsi);
+  }
+  return false;
+}
+
+}  // namespace
+
+LocalSolution solve_node_law(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
+                             const FrictionLaw& law, double rho, const Eigen::Vector3d& r_start,
+                             double tol, int max_iterations) {
+  if (!(rho > 0.0) || !std::isfinite(rho)) rho = automatic_rho(W, law);
+  constexpr double tiny = 1e-300;
+  auto update = [&](const Eigen::Vector3d& r) {
+    const Eigen::Vector3d k = q + W * r;
+    return bipotential_update(r, k(0), k.tail<2>(), rho, law);
+  };
+
+  // Open: r = 0 is a solution iff the free gap q_n >= 0 (SPEC 3, g > 0 -> r = 0).
+  if (q(0) >= 0.0) return {Eigen::Vector3d::Zero(), ContactState::open, 0, true};
+
+  if (law.frictionless()) {
+    // Frictionless contact: r_t = 0 and g = q_n + W_nn r_n = 0.
+    if (W(0, 0) > 0.0)
+      return {Eigen::Vector3d(-q(0) / W(0, 0), 0.0, 0.0), ContactState::slip, 0, true};
+  } else {
+    // Stick: g = 0 and du_t = 0, r = -W^-1 q; it is the solution if r is in K_mu.
+    const Eigen::LLT<Eigen::Matrix3d> llt(W);
+    if (llt.info() == Eigen::Success) {
+      const Eigen::Vector3d rs = llt.solve(-q);
+      if (rs.allFinite() && rs(0) > 0.0 && law.norm_mu(rs.tail<2>()) <= rs(0))
+        return {rs, ContactState::stick, 0, true};
+    }
+    // Slip: the branch solved exactly (a scalar equation in the slip multiplier).
+    int iterations = 0;
+    const SlipBranch branch{
+        0.5 * (W + W.transpose()), q, law.mu1(), law.mu2(),
+        Eigen::Vector3d(0.0, 1.0 / (law.p1() * law.p1()), 1.0 / (law.p2() * law.p2()))};
+    Eigen::Vector3d r;
+    if (solve_slip_branch(branch, r, iterations) && r(0) > 0.0) {
+      // Accept it as the fixed point it is, up to the corrector's round-off
+      // (a few eps of |tau|, which exceeds |r| when rho |q + W r| does).
+      const ConeProjection p = update(r);
+      const double tau_size =
+          r.norm() + rho * (q + W * r).norm() * std::max(1.0, law.omega_squared().maxCoeff());
+      if ((p.r - r).norm() <= tol * std::max(r.norm(), tiny) + 64.0 * kEps * tau_size)
+        return {r, ContactState::slip, iterations, true};
+    }
+  }
+
+  // Fallback: the predictor-corrector itself from r_start. Fixed rho can crawl
+  // or oscillate: halve it when the change keeps growing (any rho > 0 has the
+  // same fixed points, SPEC 3.2).
+  Eigen::Vector3d r = r_start.allFinite() ? r_start : Eigen::Vector3d::Zero();
+  ContactState state = ContactState::slip;
+  double last_change = std::numeric_limits<double>::infinity();
+  int growth = 0;
+  for (int it = 1; it <= max_iterations; ++it) {
+    const ConeProjection p = update(r);
+    const double change = (p.r - r).norm();
+    r = p.r;
+    state = p.state;
+    if (change <= tol * std::max(r.norm(), tiny)) return {r, state, it, true};
+    growth = (change > last_change) ? growth + 1 : 0;
+    if (growth >= 2) {
+      rho *= 0.5;
+      growth = 0;
+    }
+    last_change = change;
+  }
+  return {r, state, max_iterations, false};
+}
+
+}  // namespace bipo
