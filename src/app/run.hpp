@@ -18,7 +18,7 @@ namespace bipo {
 
 struct RunOptions {
   std::optional<std::filesystem::path> output_directory;  ///< overrides the case's
-  bool quiet = false;  ///< no progress lines
+  bool quiet = false;                                     ///< no progress lines
 };
 
 /// Runs a case and writes its results. Progress lines go to `log` (one per

@@ -40,7 +40,8 @@ std::vector<std::vector<int>> colour_elements(const Mesh& mesh) {
   for (int e = 0; e < mesh.n_hexes(); ++e) {
     std::uint64_t taken = 0;
     for (int a : mesh.hexes[e]) taken |= used[a];
-    if (taken == ~std::uint64_t{0}) throw NumericalError("element colouring needs more than 64 colours");
+    if (taken == ~std::uint64_t{0})
+      throw NumericalError("element colouring needs more than 64 colours");
     const int colour = std::countr_one(taken);
     for (int a : mesh.hexes[e]) used[a] |= std::uint64_t{1} << colour;
     if (colour >= static_cast<int>(colours.size())) colours.resize(colour + 1);

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <array>
 #include <filesystem>
 #include <optional>
@@ -49,8 +48,9 @@ struct CylinderParams {
 
 /// Where the mesh comes from: a .msh file or the built-in generator.
 struct MeshSource {
-  std::optional<std::filesystem::path> file;  ///< absolute (resolved against the case file's folder)
-  std::optional<CylinderParams> cylinder;     ///< exactly one of file / cylinder is set
+  /// Absolute (resolved against the case file's folder).
+  std::optional<std::filesystem::path> file;
+  std::optional<CylinderParams> cylinder;  ///< exactly one of file / cylinder is set
 };
 
 /// Linear isotropic elasticity (SPEC.md section 1).
@@ -82,14 +82,14 @@ struct FrictionParams {
 /// A rigid plane in contact with a named node set (SPEC.md section 2).
 struct ContactPlane {
   std::string name;
-  std::string set;                                     ///< contact node set
-  Eigen::Vector3d point = Eigen::Vector3d::Zero();     ///< p0
-  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();   ///< n, unit, into the body
-  Eigen::Vector3d direction = Eigen::Vector3d::UnitX();///< t1 (already projected and normalized)
+  std::string set;                                       ///< contact node set
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();       ///< p0
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();     ///< n, unit, into the body
+  Eigen::Vector3d direction = Eigen::Vector3d::UnitX();  ///< t1 (already projected and normalized)
   FrictionParams friction;
-  std::optional<double> rho;                           ///< override of the automatic rho
-  Eigen::Vector3d motion = Eigen::Vector3d::Zero();    ///< w at factor 1 [length]
-  std::optional<LoadProgram> motion_program;          ///< default: the case's load program
+  std::optional<double> rho;                         ///< override of the automatic rho
+  Eigen::Vector3d motion = Eigen::Vector3d::Zero();  ///< w at factor 1 [length]
+  std::optional<LoadProgram> motion_program;         ///< default: the case's load program
 };
 
 /// Tolerances and limits of the increment loop (SPEC.md section 3.3).

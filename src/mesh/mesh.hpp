@@ -3,7 +3,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <array>
 #include <cstddef>
 #include <map>
@@ -20,10 +19,10 @@ using Hex8 = std::array<int, 8>;
 
 /// A hexahedral mesh with named node sets (SPEC.md section 1).
 struct Mesh {
-  std::vector<Eigen::Vector3d> nodes;         ///< reference positions X
-  std::vector<Hex8> hexes;                    ///< 0-based node indices
-  std::vector<std::size_t> node_tags;         ///< file tag of each node (1-based for generated meshes)
-  std::vector<std::size_t> hex_tags;          ///< file tag of each hexahedron (for messages)
+  std::vector<Eigen::Vector3d> nodes;  ///< reference positions X
+  std::vector<Hex8> hexes;             ///< 0-based node indices
+  std::vector<std::size_t> node_tags;  ///< file tag of each node (1-based for generated meshes)
+  std::vector<std::size_t> hex_tags;   ///< file tag of each hexahedron (for messages)
   std::map<std::string, std::vector<int>> node_sets;  ///< sorted, unique node indices
 
   [[nodiscard]] int n_nodes() const { return static_cast<int>(nodes.size()); }
