@@ -1,0 +1,278 @@
+// The command-line program as a user meets it: the real bipo executable is
+// run on good and bad case files, and its exit code (0 ok, 1 other error,
+// 2 input error, 3 numerical failure), its messages and the files it leaves
+// behind are checked.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "version.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;  ///< standard output
+  std::string err;  ///< standard error
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A path in single quotes for the shell (the paths used here have none).
+std::string quoted(const fs::path& p) {
+  std::string q = "'";
+  q.append(p.string());
+  q.push_back('\'');
+  return q;
+}
+
+/// A fresh folder per test (tests run in parallel, one process each).
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("bipo_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  /// Runs `bipo <arguments>` from the test folder.
+  [[nodiscard]] Outcome bipo(const std::string& arguments) const {
+    const fs::path out = dir_ / "stdout.txt";
+    const fs::path err = dir_ / "stderr.txt";
+    const std::string command = "cd " + quoted(dir_) + " && " + quoted(BIPO_EXE) + " " + arguments +
+                                " >" + quoted(out) + " 2>" + quoted(err);
+    const int status = std::system(command.c_str());
+    Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+  }
+
+  /// Writes `text` to a file of the test folder and returns its path.
+  [[nodiscard]] fs::path write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+
+  fs::path dir_;
+};
+
+/// A small valid frictional case (34 nodes, 17 contact nodes); line numbers
+/// below refer to this text.
+const std::string small_case =
+    "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}\n"       // 1
+    "material: {young: 1000, poisson: 0.3}\n"                 // 2
+    "load_program: [{to: 1.0, increments: 2}]\n"              // 3
+    "boundary_conditions:\n"                                  // 4
+    "  - {set: top, displacement: {x: 0, y: 0, z: -0.01}}\n"  // 5
+    "contact:\n"                                              // 6
+    "  - set: bottom\n"                                       // 7
+    "    plane: {point: [0, 0, 0], normal: [0, 0, 1]}\n"      // 8
+    "    friction: {mu: 0.3}\n";                              // 9
+
+/// `text` with the first occurrence of `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos)
+    ADD_FAILURE() << "'" << from << "' not in the case text";
+  else
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST_F(Cli, VersionAndHelp) {
+  const Outcome version = bipo("--version");
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_NE(version.out.find(std::string("bipo ") + bipo::version_string), std::string::npos)
+      << version.out;
+
+  const Outcome help = bipo("--help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  for (const char* word : {"run", "check", "mesh", "--version"})
+    EXPECT_NE(help.out.find(word), std::string::npos) << word << " not in:\n" << help.out;
+
+  const Outcome nothing = bipo("");
+  EXPECT_NE(nothing.exit_code, 0) << "no sub-command must be an error";
+}
+
+TEST_F(Cli, CheckOfThePunchCasePrintsItsSize) {
+  const Outcome o = bipo("check " + quoted(fs::path(BIPO_SOURCE_DIR) / "cases" / "punch_A.yaml"));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* text : {"1685 nodes", "1280 hexahedra", "337 contact nodes"})
+    EXPECT_NE(o.out.find(text), std::string::npos) << text << " not in: " << o.out;
+}
+
+TEST_F(Cli, CheckOfTheSmallCaseSucceeds) {
+  const Outcome o = bipo("check " + quoted(write("good.yaml", small_case)));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("17 contact nodes"), std::string::npos) << o.out;
+}
+
+/// Each bad case: exit code 2 and a message that says where and what.
+TEST_F(Cli, CheckOfBadCasesIsAnInputErrorNamingFileAndKey) {
+  struct Bad {
+    std::string file;
+    std::string text;
+    std::vector<std::string> expected;  // pieces of the message
+  };
+  const std::vector<Bad> bad{
+      {"unknown_key.yaml",
+       small_case + "extra: 1\n",
+       {"unknown_key.yaml:10:", "extra", "unknown key"}},
+      {"wrong_type.yaml",
+       replaced(small_case, "young: 1000", "young: stiff"),
+       {"wrong_type.yaml:2:", "material.young", "stiff"}},
+      {"missing_key.yaml",
+       replaced(small_case, "material: {young: 1000, poisson: 0.3}\n", ""),
+       {"missing_key.yaml:", "material", "missing required key"}},
+      {"young_zero.yaml",
+       replaced(small_case, "young: 1000", "young: 0"),
+       {"young_zero.yaml:2:", "material.young"}},
+      {"young_negative.yaml",
+       replaced(small_case, "young: 1000", "young: -5"),
+       {"young_negative.yaml:2:", "material.young"}},
+      {"poisson_half.yaml",
+       replaced(small_case, "poisson: 0.3", "poisson: 0.5"),
+       {"poisson_half.yaml:2:", "material.poisson", "0.5"}},
+      {"unknown_set.yaml",
+       replaced(small_case, "set: bottom", "set: nope"),
+       {"unknown_set.yaml", "contact[0].set", "nope"}},
+      {"contact_and_dirichlet.yaml",
+       replaced(small_case, "set: top", "set: bottom"),
+       {"contact_and_dirichlet.yaml", "bottom", "contact"}},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.file);
+    const Outcome o = bipo("check " + quoted(write(b.file, b.text)));
+    EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+    EXPECT_NE(o.err.find("input error"), std::string::npos) << o.err;
+    for (const std::string& piece : b.expected)
+      EXPECT_NE(o.err.find(piece), std::string::npos) << "'" << piece << "' not in: " << o.err;
+  }
+}
+
+/// One tetrahedron in a hand-written Gmsh 2.2 file: bipo takes hexahedra only.
+TEST_F(Cli, CheckOfATetrahedralMeshIsAnInputError) {
+  (void)write("tet.msh",
+              "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
+              "$PhysicalNames\n2\n2 1 \"bottom\"\n3 2 \"all\"\n$EndPhysicalNames\n"
+              "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+              "$Elements\n2\n1 2 2 1 1 1 2 3\n2 4 2 2 1 1 2 3 4\n$EndElements\n");
+  const fs::path c = write("tet.yaml",
+                           "mesh: {file: tet.msh}\n"
+                           "material: {young: 1000, poisson: 0.3}\n"
+                           "load_program: [{to: 1.0, increments: 1}]\n");
+  const Outcome o = bipo("check " + quoted(c));
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("tet.msh"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("Tetrahedron"), std::string::npos) << o.err;
+}
+
+/// A run that stops on bad input writes nothing that claims a result.
+TEST_F(Cli, RunOfABadCaseLeavesNoCompletedResults) {
+  const fs::path c = write("bad.yaml", replaced(small_case, "set: bottom", "set: nope"));
+  const fs::path results = dir_ / "results";
+  const Outcome o = bipo("run " + quoted(c) + " --output " + quoted(results));
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  const fs::path summary = results / "summary.json";
+  if (fs::exists(summary)) {
+    const auto j = nlohmann::json::parse(slurp(summary));
+    EXPECT_NE(j.value("status", ""), "completed");
+  }
+  EXPECT_FALSE(fs::exists(results / "history.csv"));
+}
+
+TEST_F(Cli, GeneratedMeshIsUsableByACase) {
+  const Outcome m = bipo("mesh cylinder --core 2 --ring 1 --layers 1 --output small.msh");
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_NE(m.out.find("34 nodes"), std::string::npos) << m.out;
+  ASSERT_TRUE(fs::exists(dir_ / "small.msh"));
+  const fs::path c = write("from_file.yaml",
+                           replaced(small_case, "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}",
+                                    "mesh: {file: small.msh}"));
+  const Outcome o = bipo("check " + quoted(c));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("34 nodes"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("17 contact nodes"), std::string::npos) << o.out;
+
+  const Outcome bad_option = bipo("mesh cylinder --format 3.0 --output x.msh");
+  EXPECT_NE(bad_option.exit_code, 0);
+}
+
+TEST_F(Cli, RunOfTheSmallCaseCompletes) {
+  const fs::path c = write("good.yaml", small_case);
+  const Outcome o = bipo("run " + quoted(c) + " --output out --quiet");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(o.err.empty()) << "--quiet printed: " << o.err;
+  const fs::path out = dir_ / "out";
+  const auto j = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(j.value("status", ""), "completed");
+  EXPECT_EQ(j.value("steps_converged", -1), 2);
+  for (const char* name : {"history.csv", "bipo.pvd", "contact.pvd"})
+    EXPECT_TRUE(fs::exists(out / name)) << name;
+  EXPECT_FALSE(fs::exists(out / "history.csv.partial"));
+}
+
+/// Contact iterations capped at one sweep with a tolerance that one sweep
+/// cannot reach and no cuts: the run stops with exit code 3, says which
+/// increment failed, and keeps the converged steps (the first increment does
+/// not move anything and converges at once).
+TEST_F(Cli, NumericalFailureStopsCleanlyAndKeepsConvergedSteps) {
+  std::string text = replaced(small_case, "load_program: [{to: 1.0, increments: 2}]",
+                              "load_program: [{to: 0.0, increments: 1}, {to: 1.0, increments: 2}]");
+  text = replaced(text, "x: 0, y: 0, z: -0.01", "x: 0.01, y: 0, z: -0.01");
+  text = replaced(text, "friction: {mu: 0.3}", "friction: {mu1: 0.3, mu2: 0.1, p1: 0.05, p2: 0.2}");
+  text += "solver: {max_iterations: 1, max_cuts: 0, law_tolerance: 1e-14}\n";
+  const fs::path c = write("hard.yaml", text);
+  const Outcome o = bipo("run " + quoted(c) + " --output out");
+  ASSERT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find("numerical failure"), std::string::npos) << o.err;
+
+  const fs::path out = dir_ / "out";
+  ASSERT_TRUE(fs::exists(out / "summary.json"));
+  const auto j = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(j.value("status", ""), "failed");
+  const int converged = j.value("steps_converged", -1);
+  EXPECT_NE(j.value("message", "").find("did not converge"), std::string::npos);
+  EXPECT_GE(converged, 0);
+  EXPECT_LT(converged, 3);
+  // Without cuts, each converged step is one increment: the next one failed.
+  const std::string failed = "increment " + std::to_string(converged + 1) + " ";
+  EXPECT_NE(o.err.find(failed), std::string::npos) << failed << "not in: " << o.err;
+  // The history of the converged steps is there, finished: a header and
+  // one row per converged step.
+  ASSERT_TRUE(fs::exists(out / "history.csv"));
+  std::ifstream history(out / "history.csv");
+  int lines = 0;
+  for (std::string line; std::getline(history, line);) ++lines;
+  EXPECT_EQ(lines, 1 + converged);
+}
+
+TEST_F(Cli, MissingCaseFileIsAnInputError) {
+  const Outcome o = bipo("check does_not_exist.yaml");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("does_not_exist.yaml"), std::string::npos) << o.err;
+}
+
+}  // namespace
