@@ -40,8 +40,8 @@ struct ContactNode {
 
 /// Per-node results of an increment (all in the local frame).
 struct ContactNodeState {
-  Eigen::Vector3d r = Eigen::Vector3d::Zero();  ///< (r_n, r_t1, r_t2)
-  double gap = 0.0;                             ///< g
+  Eigen::Vector3d r = Eigen::Vector3d::Zero();     ///< (r_n, r_t1, r_t2)
+  double gap = 0.0;                                ///< g
   Eigen::Vector2d slip = Eigen::Vector2d::Zero();  ///< du_t of the increment
   ContactState state = ContactState::open;
   double f = 0.0;            ///< |r_t|_mu - r_n
@@ -49,12 +49,14 @@ struct ContactNodeState {
   double dissipation = 0.0;  ///< D_i = -r_t . du_t
 };
 
-/// How the sweeps of one increment went.
+/// How the contact iterations of one increment went.
 struct ContactSolveReport {
-  int sweeps = 0;
+  int newton_iterations = 0;  ///< semi-smooth Newton steps
+  int sweeps = 0;             ///< block Gauss-Seidel sweeps (fallback)
   bool converged = false;
-  double scaled_certificate = 0.0;  ///< max_i G_i / (max |r| * max relative motion)
-  double scaled_penetration = 0.0;  ///< max(-g) / max relative motion
+  double scaled_certificate = 0.0;  ///< max_i G_i / (max |r| * motion scale)
+  double scaled_penetration = 0.0;  ///< max(-g) / motion scale
+  double scaled_residual = 0.0;     ///< max_i |F_i| / max |r| (fixed-point residual, SPEC 3.2)
 };
 
 class NodeToPlaneContact {
@@ -86,8 +88,17 @@ class NodeToPlaneContact {
   /// such that, with v = q + W r the local kinematics, the law holds at every
   /// node. `q` is kinematics() of the displacements without contact forces.
   /// `r` is the starting point on entry (the last converged reactions).
+  /// A semi-smooth Newton method on the fixed-point equations of SPEC 3.2
+  /// runs first; block Gauss-Seidel sweeps take over if it stalls.
+  /// `max_iterations` bounds the Newton steps plus the sweeps.
   ContactSolveReport solve(const Eigen::VectorXd& q, Eigen::VectorXd& r, double law_tolerance,
-                           int max_sweeps) const;
+                           int max_iterations) const;
+
+  /// The two methods solve() combines, exposed for tests and benchmarks.
+  ContactSolveReport solve_semismooth_newton(const Eigen::VectorXd& q, Eigen::VectorXd& r,
+                                             double law_tolerance, int max_iterations) const;
+  ContactSolveReport solve_gauss_seidel(const Eigen::VectorXd& q, Eigen::VectorXd& r,
+                                        double law_tolerance, int max_sweeps) const;
 
   /// Nodal forces of the reactions on the body (3m, global components).
   [[nodiscard]] Eigen::VectorXd nodal_forces(const Eigen::VectorXd& r) const;
@@ -96,8 +107,14 @@ class NodeToPlaneContact {
   [[nodiscard]] std::vector<ContactNodeState> evaluate(const Eigen::VectorXd& v,
                                                        const Eigen::VectorXd& r) const;
 
+  /// The displacement scale of an increment: the largest motion of a node
+  /// against its plane if there were no contact forces (from q). It depends
+  /// on the load, not on the solution, so it also scales increments where
+  /// nothing moves (full stick).
+  [[nodiscard]] double motion_scale(const Eigen::VectorXd& q) const;
+
   /// Scaled certificate and penetration of v, r (see ContactSolveReport).
-  void measure(const Eigen::VectorXd& v, const Eigen::VectorXd& r,
+  void measure(const Eigen::VectorXd& v, const Eigen::VectorXd& r, double motion_scale,
                ContactSolveReport& report) const;
 
   /// Accepts the increment: u becomes the last converged displacement, the
@@ -108,7 +125,14 @@ class NodeToPlaneContact {
   std::vector<RigidPlane> planes_;
   std::vector<ContactNode> nodes_;
   std::vector<Eigen::Matrix3d> frames_;
+  /// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (SPEC
+  /// 3.2), and optionally its derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i.
+  void fixed_point_residual(const Eigen::VectorXd& v, const Eigen::VectorXd& r, Eigen::VectorXd& f,
+                            std::vector<ContactState>* states, std::vector<Eigen::Matrix3d>* b,
+                            std::vector<Eigen::Matrix3d>* c) const;
+
   Eigen::MatrixXd w_;
+  Eigen::MatrixXd s_;  // W^-1: the condensed stiffness of the contact nodes
   std::vector<double> rho_;
   Eigen::VectorXd u_prev_;    // 3m, global components
   Eigen::VectorXd gap_prev_;  // m, gaps at the last converged increment

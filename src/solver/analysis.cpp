@@ -27,7 +27,9 @@ bool same_program(const std::optional<LoadProgram>& a, const std::optional<LoadP
   return true;
 }
 
-const char* component_name(int c) { return c == 0 ? "x" : (c == 1 ? "y" : "z"); }
+const char* component_name(int c) {
+  return c == 0 ? "x" : (c == 1 ? "y" : "z");
+}
 
 }  // namespace
 
@@ -117,11 +119,10 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
                          "'); a node may touch one plane only");
       for (int comp = 0; comp < 3; ++comp)
         if (prescribed[3 * node + comp])
-          throw InputError(where + "node " + std::to_string(mesh_.node_tags[node]) +
-                           " of contact set '" + cp.set + "' has u" + component_name(comp) +
-                           " prescribed by the condition on set '" +
-                           case_.dirichlet[source[3 * node + comp].first].set +
-                           "'; contact nodes must be free");
+          throw InputError(
+              where + "node " + std::to_string(mesh_.node_tags[node]) + " of contact set '" +
+              cp.set + "' has u" + component_name(comp) + " prescribed by the condition on set '" +
+              case_.dirichlet[source[3 * node + comp].first].set + "'; contact nodes must be free");
       plane_of_node[node] = pi;
       contact_nodes.push_back({pi, mesh_.nodes[node]});
       contact_mesh_nodes_.push_back(node);
@@ -156,7 +157,8 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     for (int col = 0; col < n_cols; ++col) {
       const int i = (first + col) / 3, k = (first + col) % 3;
       const Eigen::Matrix3d& frame = contact_->frame(i);
-      for (int comp = 0; comp < 3; ++comp) rhs(contact_free_dofs_[3 * i + comp], col) = frame(k, comp);
+      for (int comp = 0; comp < 3; ++comp)
+        rhs(contact_free_dofs_[3 * i + comp], col) = frame(k, comp);
     }
     solver_->solve(rhs, x);
     for (int j = 0; j < m; ++j) {
@@ -236,19 +238,21 @@ StepResult Analysis::advance_to(double position) {
   const Eigen::VectorXd q = contact_->kinematics(gather(x.col(0)));
   result.seconds_linear = seconds_since(start);
 
-  // Contact: block Gauss-Seidel sweeps from the last converged reactions.
+  // Contact: the condensed problem, from the last converged reactions.
   start = std::chrono::steady_clock::now();
   Eigen::VectorXd r = r_;
   const ContactSolveReport report =
       m > 0 ? contact_->solve(q, r, case_.solver.law_tolerance, case_.solver.max_iterations)
-            : ContactSolveReport{0, true, 0.0, 0.0};
+            : ContactSolveReport{0, 0, true, 0.0, 0.0, 0.0};
+  result.newton_iterations = report.newton_iterations;
   result.sweeps = report.sweeps;
   result.seconds_contact = seconds_since(start);
   if (!report.converged) {
     std::ostringstream msg;
-    msg << "contact iterations did not converge in " << report.sweeps
-        << " sweeps: scaled certificate " << report.scaled_certificate << ", scaled penetration "
-        << report.scaled_penetration << " (tolerance " << case_.solver.law_tolerance << ")";
+    msg << "contact iterations did not converge in " << report.newton_iterations
+        << " Newton steps and " << report.sweeps << " Gauss-Seidel sweeps: scaled certificate "
+        << report.scaled_certificate << ", scaled penetration " << report.scaled_penetration
+        << " (tolerance " << case_.solver.law_tolerance << ")";
     const Eigen::VectorXd v = q + contact_->delassus() * r;
     const auto trial = contact_->evaluate(v, r);
     std::vector<int> order(m);
@@ -294,14 +298,14 @@ StepResult Analysis::advance_to(double position) {
   // The law certificate on the recovered displacements (SPEC 3.1).
   const Eigen::VectorXd v = contact_->kinematics(gather(x.col(0)));
   ContactSolveReport check;
-  if (m > 0) contact_->measure(v, r, check);
+  if (m > 0) contact_->measure(v, r, contact_->motion_scale(q), check);
   result.scaled_certificate = check.scaled_certificate;
   result.scaled_penetration = check.scaled_penetration;
   const double accept = 100.0 * case_.solver.law_tolerance;
   if (!(check.scaled_certificate <= accept && check.scaled_penetration <= accept))
     throw NumericalError("law certificate on the recovered displacements " +
-                         std::to_string(check.scaled_certificate) +
-                         " (penetration " + std::to_string(check.scaled_penetration) +
+                         std::to_string(check.scaled_certificate) + " (penetration " +
+                         std::to_string(check.scaled_penetration) +
                          ") exceeds 100 x law_tolerance: the condensed operator is inaccurate");
   auto states = contact_->evaluate(v, r);
   result.seconds_linear += seconds_since(start);
@@ -322,9 +326,9 @@ StepResult Analysis::advance_to(double position) {
     result.contact_force += contact_->frame(j).transpose() * s.r;
     result.contact_normal_force += s.r(0);
     result.contact_tangential_force += s.r.tail<2>();
-    (s.state == ContactState::open ? result.n_open
-                                   : (s.state == ContactState::stick ? result.n_stick
-                                                                     : result.n_slip))++;
+    (s.state == ContactState::open
+         ? result.n_open
+         : (s.state == ContactState::stick ? result.n_stick : result.n_slip))++;
   }
   dissipation_total_ += result.dissipation;
   result.accumulated_dissipation = dissipation_total_;

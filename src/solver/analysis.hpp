@@ -24,11 +24,12 @@ struct StepResult {
   double position = 0.0;  ///< position in the load program (fractional when cut)
   double factor = 0.0;    ///< main load factor at the end of the step
   int cycle = 0;
-  int sweeps = 0;                       ///< contact Gauss-Seidel sweeps
-  double equilibrium_residual = 0.0;    ///< |K u - f - C^T r|_inf / reference force
-  double scaled_certificate = 0.0;      ///< max_i G_i, scaled (SPEC 3.1), on the recovered u
+  int newton_iterations = 0;          ///< contact semi-smooth Newton steps
+  int sweeps = 0;                     ///< contact Gauss-Seidel sweeps (fallback)
+  double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
+  double scaled_certificate = 0.0;    ///< max_i G_i, scaled (SPEC 3.1), on the recovered u
   double scaled_penetration = 0.0;
-  std::vector<Eigen::Vector3d> dirichlet_reactions;  ///< total force per boundary condition
+  std::vector<Eigen::Vector3d> dirichlet_reactions;         ///< total force per boundary condition
   Eigen::Vector3d contact_force = Eigen::Vector3d::Zero();  ///< sum of r_i, global components
   double contact_normal_force = 0.0;                        ///< sum of r_n
   Eigen::Vector2d contact_tangential_force = Eigen::Vector2d::Zero();  ///< sum of r_t (local)
@@ -79,7 +80,9 @@ class Analysis {
   [[nodiscard]] const std::vector<Eigen::Vector3d>& accumulated_slip() const { return slip_sum_; }
   /// Path length of the slip (sum of |du_t| over the steps).
   [[nodiscard]] const std::vector<double>& accumulated_slip_length() const { return slip_length_; }
-  [[nodiscard]] const std::vector<double>& accumulated_dissipation() const { return dissipation_sum_; }
+  [[nodiscard]] const std::vector<double>& accumulated_dissipation() const {
+    return dissipation_sum_;
+  }
   /// Global components of the reaction of node i.
   [[nodiscard]] Eigen::Vector3d contact_reaction(int i) const;
 
