@@ -59,7 +59,7 @@ struct ResolvedProbe {
 /// Which contact nodes and faces the case's contact surface has, with the
 /// tributary area of each contact node (a quarter of each adjacent face).
 struct ContactSurface {
-  std::vector<int> local_of_node;  // mesh node -> contact index or -1
+  std::vector<int> local_of_node;         // mesh node -> contact index or -1
   std::vector<std::array<int, 4>> quads;  // in contact indices
   std::vector<double> area;               // per contact node
 };
@@ -95,32 +95,35 @@ class ResultWriter {
     fs::create_directories(dir_);
     // Remove the files of an earlier run in this folder so that nothing stale
     // is mistaken for a result of this one.
-    for (const char* name : {"summary.json", "history.csv", "cycles.csv", "bipo.pvd", "contact.pvd"})
+    for (const char* name :
+         {"summary.json", "history.csv", "cycles.csv", "bipo.pvd", "contact.pvd"})
       fs::remove(dir_ / name);
     fs::remove_all(dir_ / "vtk");
     fs::remove_all(dir_ / "probes");
+    fs::remove_all(dir_ / "maps");
     surface_ = contact_surface(analysis);
     resolve_probes();
 
     std::vector<std::string> columns{"step", "position", "load_factor", "cycle"};
     for (const auto& bc : c.dirichlet)
       for (const char* comp : {"x", "y", "z"}) columns.push_back("reaction_" + bc.set + "_" + comp);
-    for (const char* name :
-         {"contact_force_x", "contact_force_y", "contact_force_z", "normal_force",
-          "tangential_force_t1", "tangential_force_t2", "n_open", "n_stick", "n_slip",
-          "dissipation", "accumulated_dissipation", "sweeps", "equilibrium_residual",
-          "scaled_certificate", "seconds"})
+    for (const char* name : {"contact_force_x", "contact_force_y", "contact_force_z",
+                             "normal_force", "tangential_force_t1", "tangential_force_t2", "n_open",
+                             "n_stick", "n_slip", "dissipation", "accumulated_dissipation",
+                             "sweeps", "equilibrium_residual", "scaled_certificate", "seconds"})
       columns.emplace_back(name);
     history_ = std::make_unique<CsvWriter>(dir_ / "history.csv", columns);
+    // clang-format off
+    const std::vector<std::string> probe_columns{
+        "step", "position", "load_factor", "cycle", "ux", "uy", "uz", "slip_increment_t1",
+        "slip_increment_t2", "accumulated_slip_x", "accumulated_slip_y", "accumulated_slip_z",
+        "accumulated_slip_length", "radial_slip", "normal_force", "friction_force_t1",
+        "friction_force_t2", "friction_force_x", "friction_force_y", "friction_force_z", "state",
+        "f", "gap", "applied_force"};
+    // clang-format on
     for (const auto& probe : probes_) {
-      probe_csv_.push_back(std::make_unique<CsvWriter>(
-          dir_ / "probes" / (probe.name + ".csv"),
-          std::vector<std::string>{
-              "step", "position", "load_factor", "cycle", "ux", "uy", "uz", "slip_increment_t1",
-              "slip_increment_t2", "accumulated_slip_x", "accumulated_slip_y", "accumulated_slip_z",
-              "accumulated_slip_length", "radial_slip", "normal_force", "friction_force_t1",
-              "friction_force_t2", "friction_force_x", "friction_force_y", "friction_force_z",
-              "state", "f", "gap", "applied_force"}));
+      probe_csv_.push_back(
+          std::make_unique<CsvWriter>(dir_ / "probes" / (probe.name + ".csv"), probe_columns));
     }
     if (c.output.vtk) {
       pvd_ = std::make_unique<PvdCollection>(dir_ / "bipo.pvd");
@@ -167,12 +170,25 @@ class ResultWriter {
       SegmentEnd end{step.position, n_steps_, 0, 0, 0, 0.0, 0.0, 0.0};
       for (std::size_t i = 0; i < states.size(); ++i) {
         switch (states[i].state) {
-          case ContactState::open: ++end.n_open; end.area_open += surface_.area[i]; break;
-          case ContactState::stick: ++end.n_stick; end.area_stick += surface_.area[i]; break;
-          case ContactState::slip: ++end.n_slip; end.area_slip += surface_.area[i]; break;
+          case ContactState::open:
+            ++end.n_open;
+            end.area_open += surface_.area[i];
+            break;
+          case ContactState::stick:
+            ++end.n_stick;
+            end.area_stick += surface_.area[i];
+            break;
+          case ContactState::slip:
+            ++end.n_slip;
+            end.area_slip += surface_.area[i];
+            break;
         }
       }
       (unloading ? record.end_unloading : record.end_loading) = end;
+      const char* kind = step.factor < before   ? "unloading"
+                         : step.factor > before ? "loading"
+                                                : "hold";
+      write_map(step, kind);
     }
 
     // History row.
@@ -201,9 +217,8 @@ class ResultWriter {
       line << "increment " << std::setw(4) << std::defaultfloat << step.position << "/" << n_total
            << "  factor " << std::fixed << std::setprecision(4) << step.factor << "  sweeps "
            << std::setw(4) << step.sweeps << "  G " << std::scientific << std::setprecision(1)
-           << step.scaled_certificate << "  open/stick/slip " << step.n_open << "/"
-           << step.n_stick << "/" << step.n_slip << "  " << std::fixed << std::setprecision(3)
-           << seconds << " s\n";
+           << step.scaled_certificate << "  open/stick/slip " << step.n_open << "/" << step.n_stick
+           << "/" << step.n_slip << "  " << std::fixed << std::setprecision(3) << seconds << " s\n";
       log_ << line.str() << std::flush;
     }
   }
@@ -234,7 +249,8 @@ class ResultWriter {
     const Case& c = analysis_.case_description();
     const auto& nodes = analysis_.contact_mesh_nodes();
     for (const auto& probe : c.probes) {
-      const std::string set = probe.set.empty() && !c.contacts.empty() ? c.contacts[0].set : probe.set;
+      const std::string set =
+          probe.set.empty() && !c.contacts.empty() ? c.contacts[0].set : probe.set;
       int best = -1;
       double best_distance = 0.0;
       for (int pi = 0; pi < static_cast<int>(c.contacts.size()); ++pi) {
@@ -289,12 +305,62 @@ class ResultWriter {
     const Eigen::Matrix3d& frame = analysis_.contact().frame(i);
     const Eigen::Vector3d friction = frame.bottomRows<2>().transpose() * s.r.tail<2>();
     const Eigen::Vector3d& acc = analysis_.accumulated_slip()[i];
-    probe_csv_[p]->append_row({static_cast<double>(n_steps_), step.position, step.factor,
-                               static_cast<double>(step.cycle), u.x(), u.y(), u.z(), s.slip.x(),
-                               s.slip.y(), acc.x(), acc.y(), acc.z(),
-                               analysis_.accumulated_slip_length()[i], probe_radial_slip(probe),
-                               s.r(0), s.r(1), s.r(2), friction.x(), friction.y(), friction.z(),
-                               static_cast<double>(s.state), s.f, s.gap, applied});
+    probe_csv_[p]->append_row({static_cast<double>(n_steps_),
+                               step.position,
+                               step.factor,
+                               static_cast<double>(step.cycle),
+                               u.x(),
+                               u.y(),
+                               u.z(),
+                               s.slip.x(),
+                               s.slip.y(),
+                               acc.x(),
+                               acc.y(),
+                               acc.z(),
+                               analysis_.accumulated_slip_length()[i],
+                               probe_radial_slip(probe),
+                               s.r(0),
+                               s.r(1),
+                               s.r(2),
+                               friction.x(),
+                               friction.y(),
+                               friction.z(),
+                               static_cast<double>(s.state),
+                               s.f,
+                               s.gap,
+                               applied});
+  }
+
+  /// The contact face at the end of a segment of the load program, one row
+  /// per contact node, as maps/step_NNNNNN.csv, and the list of the maps
+  /// written so far as maps/index.csv (both complete or absent).
+  void write_map(const StepResult& step, const char* kind) {
+    const auto& states = analysis_.contact_states();
+    const auto& nodes = analysis_.contact_mesh_nodes();
+    std::ostringstream out;
+    out << std::setprecision(17);
+    out << "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
+           "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
+           "dissipation_cycle,dissipation_accumulated,area\n";
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      const ContactNodeState& s = states[i];
+      const Eigen::Vector3d& x = analysis_.mesh().nodes[nodes[i]];
+      const Eigen::Vector3d& a = analysis_.accumulated_slip()[i];
+      out << nodes[i] << ',' << x.x() << ',' << x.y() << ',' << x.z() << ','
+          << static_cast<int>(s.state) << ',' << s.f << ',' << s.r(0) << ',' << s.r(1) << ','
+          << s.r(2) << ',' << s.gap << ',' << s.slip.x() << ',' << s.slip.y() << ',' << a.x() << ','
+          << a.y() << ',' << a.z() << ',' << analysis_.accumulated_slip_length()[i] << ','
+          << cycle_dissipation_node_[i] << ',' << analysis_.accumulated_dissipation()[i] << ','
+          << surface_.area[i] << '\n';
+    }
+    const std::string name = "step_" + padded(n_steps_) + ".csv";
+    write_text_atomically(dir_ / "maps" / name, out.str());
+    std::ostringstream line;
+    line << std::setprecision(17) << n_steps_ << ',' << step.position << ',' << step.factor << ','
+         << step.cycle << ',' << kind << ',' << name << '\n';
+    map_index_ += line.str();
+    write_text_atomically(dir_ / "maps" / "index.csv",
+                          "step,position,load_factor,cycle,segment,file\n" + map_index_);
   }
 
   void write_vtk(const StepResult& step) {
@@ -309,7 +375,8 @@ class ResultWriter {
       points.push_back(std::move(u));
     }
     if (wants(c.output, "stress") || wants(c.output, "von_mises")) {
-      const auto stresses = element_stresses(mesh, analysis_.elasticity(), analysis_.displacement());
+      const auto stresses =
+          element_stresses(mesh, analysis_.elasticity(), analysis_.displacement());
       CellField tensor{"stress", 9, {}}, mises{"von_mises", 1, {}};
       for (const auto& s : stresses) {
         // Voigt (xx, yy, zz, yz, xz, xy) to a full row-major tensor.
@@ -332,9 +399,9 @@ class ResultWriter {
     // (contact_state is -1 there).
     const auto& nodes = analysis_.contact_mesh_nodes();
     for (const auto& field : contact_fields) {
-      PointField full{field.name, field.n_components,
-                      std::vector<double>(n * field.n_components,
-                                          field.name == "contact_state" ? -1.0 : 0.0)};
+      PointField full{
+          field.name, field.n_components,
+          std::vector<double>(n * field.n_components, field.name == "contact_state" ? -1.0 : 0.0)};
       for (std::size_t i = 0; i < nodes.size(); ++i)
         for (int k = 0; k < field.n_components; ++k)
           full.values[nodes[i] * field.n_components + k] = field.values[i * field.n_components + k];
@@ -439,9 +506,12 @@ class ResultWriter {
     for (const auto& [cycle, r] : cycles_) total += r.dissipation;
     j["dissipation_total"] = total;
     const SetupTimings& t = analysis_.timings();
-    j["seconds"] = {{"assembly", t.assembly},       {"factorization", t.factorization},
-                    {"delassus", t.delassus},       {"linear_solves", seconds_linear_},
-                    {"contact_sweeps", seconds_contact_}, {"output", seconds_output_},
+    j["seconds"] = {{"assembly", t.assembly},
+                    {"factorization", t.factorization},
+                    {"delassus", t.delassus},
+                    {"linear_solves", seconds_linear_},
+                    {"contact_sweeps", seconds_contact_},
+                    {"output", seconds_output_},
                     {"total", total_seconds_}};
     j["peak_memory_mib"] = peak_memory_mib();
     write_text_atomically(dir_ / "summary.json", j.dump(2) + "\n");
@@ -461,6 +531,7 @@ class ResultWriter {
   std::vector<double> cycle_dissipation_node_;
   int current_cycle_ = 0;
   double last_radial_slip_ = 0.0, last_applied_ = 0.0;
+  std::string map_index_;
   int n_steps_ = 0;
   long total_sweeps_ = 0;
   double max_certificate_ = 0.0, max_residual_ = 0.0;
@@ -483,9 +554,9 @@ void check_case(const Case& c, std::ostream& log) {
   // conditions remove every rigid-body motion.
   const Analysis analysis(no_solve, mesh);
   log << c.source.string() << ": OK: " << mesh.n_nodes() << " nodes, " << mesh.n_hexes()
-      << " hexahedra, " << analysis.n_free() << " free dofs, " << analysis.contact_mesh_nodes().size()
-      << " contact nodes, " << c.program.n_increments() << " increments in "
-      << c.program.n_cycles() << " cycles\n";
+      << " hexahedra, " << analysis.n_free() << " free dofs, "
+      << analysis.contact_mesh_nodes().size() << " contact nodes, " << c.program.n_increments()
+      << " increments in " << c.program.n_cycles() << " cycles\n";
 }
 
 void run_case(const Case& c, const RunOptions& options, std::ostream& log) {
@@ -503,7 +574,8 @@ void run_case(const Case& c, const RunOptions& options, std::ostream& log) {
         << " s; results in " << directory.string() << "\n";
   ResultWriter writer(analysis, directory, options.quiet, log);
   try {
-    run_load_program(analysis, [&](const Analysis&, const StepResult& step) { writer.on_step(step); });
+    run_load_program(analysis,
+                     [&](const Analysis&, const StepResult& step) { writer.on_step(step); });
   } catch (const NumericalError& error) {
     writer.finish("failed", error.what(), seconds_since(start));
     throw;
