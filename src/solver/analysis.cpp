@@ -176,6 +176,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   u_ = Eigen::VectorXd::Zero(n_dofs);
   f_ext_ = Eigen::VectorXd::Zero(n_dofs);
   r_ = Eigen::VectorXd::Zero(3 * m);
+  r_previous_ = r_;
   states_ = contact_->evaluate(contact_->kinematics(Eigen::VectorXd::Zero(3 * m)), r_);
   slip_sum_.assign(m, Eigen::Vector3d::Zero());
   slip_length_.assign(m, 0.0);
@@ -240,7 +241,16 @@ StepResult Analysis::advance_to(double position) {
 
   // Contact: the condensed problem, from the last converged reactions.
   start = std::chrono::steady_clock::now();
+  // Starting point: the last converged reactions, extrapolated linearly along
+  // the load path while it keeps its direction (r changes nearly in
+  // proportion to the load within a monotone segment); this saves Newton
+  // steps, and the solution does not depend on it.
   Eigen::VectorXd r = r_;
+  const double step_factor = result.factor - case_.program.factor(position_);
+  if (previous_step_factor_ != 0.0 && step_factor * previous_step_factor_ > 0.0) {
+    const double ratio = std::min(step_factor / previous_step_factor_, 1.0);
+    r += ratio * (r_ - r_previous_);
+  }
   const ContactSolveReport report =
       m > 0 ? contact_->solve(q, r, case_.solver.law_tolerance, case_.solver.max_iterations)
             : ContactSolveReport{0, 0, true, 0.0, 0.0, 0.0};
@@ -311,6 +321,8 @@ StepResult Analysis::advance_to(double position) {
   result.seconds_linear += seconds_since(start);
 
   // Commit.
+  previous_step_factor_ = step_factor;
+  r_previous_ = r_;
   position_ = position;
   u_ = std::move(u);
   f_ext_ = std::move(f_ext);

@@ -106,6 +106,8 @@ class Analysis {
 
   double position_ = 0.0;
   Eigen::VectorXd u_, f_ext_, r_;
+  Eigen::VectorXd r_previous_;         // reactions one step before r_
+  double previous_step_factor_ = 0.0;  // load factor change of the last step
   std::vector<ContactNodeState> states_;
   std::vector<Eigen::Vector3d> slip_sum_;
   std::vector<double> slip_length_;
