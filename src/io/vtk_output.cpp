@@ -64,15 +64,6 @@ void remove_quietly(const fs::path& p) {
   fs::remove(p, ec);
 }
 
-/// Flushes a written file to disk (best effort: the rename is what makes the
-/// write atomic for readers; this makes it durable).
-void sync_file(const fs::path& p) {
-  const int fd = ::open(p.c_str(), O_RDONLY);
-  if (fd < 0) return;
-  (void)::fsync(fd);
-  ::close(fd);
-}
-
 /// Renames `tmp` to `file`; on failure removes `tmp` and throws.
 void commit(const fs::path& tmp, const fs::path& file) {
   std::error_code ec;
@@ -184,10 +175,10 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
   for (const auto& f : cell_fields)
     grid->GetCellData()->AddArray(make_array(f, cells.size(), "cell"));
 
-  make_parent(file);
-  const fs::path tmp = temporary_name(file);
+  // VTK writes the appended format in hundreds of small writes and seeks per
+  // file; writing to memory and then the whole file at once is much faster.
   vtkNew<vtkXMLUnstructuredGridWriter> writer;
-  writer->SetFileName(tmp.c_str());
+  writer->WriteToOutputStringOn();
   writer->SetInputData(grid);
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();
@@ -195,12 +186,9 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
   writer->SetHeaderTypeToUInt64();
   const int ok = writer->Write();
   const unsigned long code = writer->GetErrorCode();
-  if (ok != 1 || code != vtkErrorCode::NoError) {
-    remove_quietly(tmp);
+  if (ok != 1 || code != vtkErrorCode::NoError)
     throw InputError(file.string() + ": cannot write the VTK file (" + vtk_error_text(code) + ")");
-  }
-  sync_file(tmp);
-  commit(tmp, file);
+  write_text_atomically(file, writer->GetOutputString());
 }
 
 std::string xml_escape(const std::string& s) {
