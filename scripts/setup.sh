@@ -14,6 +14,10 @@ packages=(
   # nlohmann-json, CLI11; OpenMP comes with g++)
   libeigen3-dev libsuitesparse-dev libgmsh-dev libvtk9-dev libyaml-cpp-dev
   nlohmann-json3-dev libcli11-dev
+  # optimized BLAS/LAPACK: becomes the system libblas.so.3/liblapack.so.3, used
+  # by CHOLMOD's supernodal kernels and the contact solver's dense LU (the
+  # reference BLAS that libsuitesparse-dev pulls in is several times slower)
+  libopenblas-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   # figures and scripts
