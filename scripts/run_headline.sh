@@ -40,7 +40,7 @@ for c in "${cases[@]}"; do
     status=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' \
       "$d/summary.json" 2>/dev/null || echo "unreadable summary")
   fi
-  echo "  $d/   ($status): summary.json, history.csv, cycles.csv, probes/, bipo.pvd, contact.pvd"
+  echo "  $d/   ($status): summary.json, history.csv, cycles.csv, probes/, maps/, bipo.pvd, contact.pvd"
 done
 for f in results/index.html results/README.md; do
   if [[ -f "$f" ]]; then echo "  $f"; fi
