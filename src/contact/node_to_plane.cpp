@@ -1,6 +1,5 @@
 #include "contact/node_to_plane.hpp"
 
-#include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
@@ -14,11 +13,30 @@ extern "C" {
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
              const int* ipiv, double* b, const int* ldb, int* info, std::size_t trans_len);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len);
+void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len);
 }
 
 namespace bipo {
 
 namespace {
+
+/// The inverse of an SPD matrix by LAPACK's Cholesky; false if not SPD.
+bool invert_spd(const Eigen::MatrixXd& a, Eigen::MatrixXd& inverse) {
+  const int n = static_cast<int>(a.rows());
+  const char lower = 'L';
+  int info = 0;
+  inverse = a;
+  if (n == 0) return true;
+  dpotrf_(&lower, &n, inverse.data(), &n, &info, 1);
+  if (info != 0) return false;
+  dpotri_(&lower, &n, inverse.data(), &n, &info, 1);
+  if (info != 0) return false;
+  inverse.triangularView<Eigen::StrictlyUpper>() = inverse.transpose();
+  return true;
+}
 
 /// Solves a x = b in place (b becomes x) by LAPACK's LU; false if singular.
 bool solve_dense_lu(Eigen::MatrixXd& a, Eigen::VectorXd& b, std::vector<int>& pivots) {
@@ -107,10 +125,8 @@ void NodeToPlaneContact::set_delassus(Eigen::MatrixXd w, const std::vector<doubl
   w_ = std::move(w);
   // S = W^-1, the condensed stiffness: the Newton step works in the
   // kinematics v, where stick nodes decouple (see solve_semismooth_newton).
-  const Eigen::LLT<Eigen::MatrixXd> llt(w_);
-  if (llt.info() != Eigen::Success)
+  if (!invert_spd(w_, s_))
     throw NumericalError("the Delassus operator of the contact nodes is not positive definite");
-  s_ = llt.solve(Eigen::MatrixXd::Identity(w_.rows(), w_.cols()));
   for (int i = 0; i < n_nodes(); ++i) {
     const int plane = nodes_[i].plane;
     const double fixed = plane < static_cast<int>(rho_override.size()) ? rho_override[plane] : 0.0;
