@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""Mesh convergence of the cyclic punch (cases A, B, C) on three O-grid levels.
+
+For each case and level (core = ring = N elements, L layers) the script writes
+a copy of cases/punch_<X>_refined.yaml with that mesh (VTK output off), runs
+bipo, and reads history.csv and cycles.csv. It reports, per case:
+
+- the total normal force at the first peak (end of the first loading) and at
+  the last peak (end of the last reloading),
+- the dissipation of each cycle 0..6 and of the whole history,
+
+on each level, the observed order of convergence p (from the three levels,
+with h = 1/N, solving (q1 - q2)/(q2 - q3) = (h1^p - h2^p)/(h2^p - h3^p)), and
+the relative difference of the finest two levels, checked against the stated
+tolerance (--tolerance, default 2 %). A Markdown table goes to standard output
+and to <out>/convergence.md; the exit status is 1 if a finest-two difference
+exceeds the tolerance.
+
+Usage:
+  scripts/punch_convergence.py [--levels 8:4,12:6,16:8] [--cases A,B,C]
+                               [--out results/convergence] [--bipo build/release/bipo]
+                               [--tolerance 0.02]
+
+A level whose results folder already holds a completed run of the same case
+text is not rerun (delete the folder to force it).
+"""
+
+import argparse
+import csv
+import json
+import math
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def case_text(case, core, layers, out_dir):
+    src = (ROOT / "cases" / f"punch_{case}_refined.yaml").read_text()
+    text, n = re.subn(r"core: \d+, ring: \d+, layers: \d+",
+                      f"core: {core}, ring: {core}, layers: {layers}", src)
+    if n != 1:
+        sys.exit(f"punch_convergence: cannot find the cylinder mesh line in punch_{case}_refined.yaml")
+    text, n = re.subn(r"(?ms)^output:.*\Z",
+                      f"output:\n  directory: {out_dir.resolve()}\n  vtk: false\n", text)
+    if n != 1:
+        sys.exit(f"punch_convergence: cannot find the output block in punch_{case}_refined.yaml")
+    return text
+
+
+def run_level(bipo, case, core, layers, out):
+    folder = out / f"punch_{case}_{core}_{layers}"
+    folder.mkdir(parents=True, exist_ok=True)
+    case_file = folder / "case.yaml"
+    text = case_text(case, core, layers, folder / "results")
+    summary_path = folder / "results" / "summary.json"
+    if case_file.exists() and case_file.read_text() == text and summary_path.exists():
+        if json.loads(summary_path.read_text()).get("status") == "completed":
+            return folder / "results"
+    case_file.write_text(text)
+    start = time.monotonic()
+    print(f"running case {case}, core = ring = {core}, {layers} layers ...", file=sys.stderr, flush=True)
+    done = subprocess.run([str(bipo), "run", str(case_file), "-q"])
+    if done.returncode != 0:
+        sys.exit(f"punch_convergence: bipo failed on {case_file} (exit {done.returncode})")
+    print(f"  {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
+    return folder / "results"
+
+
+def quantities(results):
+    history = read_csv(results / "history.csv")
+    cycles = read_csv(results / "cycles.csv")
+    summary = json.loads((results / "summary.json").read_text())
+    by_step = {int(float(r["step"])): r for r in history}
+    first_peak = int(cycles[0]["step_end_loading"])
+    last_peak = int(cycles[-1]["step_end_loading"])
+    q = {
+        "normal force, first peak [N]": float(by_step[first_peak]["normal_force"]),
+        "normal force, last peak [N]": float(by_step[last_peak]["normal_force"]),
+    }
+    for r in cycles:
+        q[f"dissipation, cycle {r['cycle']} [N mm]"] = float(r["dissipation"])
+    q["dissipation, total [N mm]"] = sum(float(r["dissipation"]) for r in cycles)
+    info = {"contact_nodes": summary["mesh"]["contact_nodes"], "seconds": summary["seconds"]["total"]}
+    return q, info
+
+
+def observed_order(h, q):
+    """Order p with (q1-q2)/(q2-q3) = (h1^p-h2^p)/(h2^p-h3^p); None if not monotone."""
+    d12, d23 = q[0] - q[1], q[1] - q[2]
+    if d23 == 0 or d12 / d23 <= 0:
+        return None
+    ratio = d12 / d23
+
+    def g(p):
+        return (h[0] ** p - h[1] ** p) / (h[1] ** p - h[2] ** p) - ratio
+
+    lo, hi = 1e-3, 12.0
+    if g(lo) * g(hi) > 0:
+        return None
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if g(lo) * g(mid) <= 0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--levels", default="8:4,12:6,16:8")
+    parser.add_argument("--cases", default="A,B,C")
+    parser.add_argument("--out", default=str(ROOT / "results" / "convergence"))
+    parser.add_argument("--bipo", default=str(ROOT / "build" / "release" / "bipo"))
+    parser.add_argument("--tolerance", type=float, default=0.02)
+    args = parser.parse_args()
+    levels = [tuple(int(v) for v in item.split(":")) for item in args.levels.split(",")]
+    if len(levels) != 3:
+        sys.exit("punch_convergence: give exactly three levels, e.g. 8:4,12:6,16:8")
+    bipo = pathlib.Path(args.bipo)
+    if not bipo.exists():
+        sys.exit(f"punch_convergence: no bipo executable at {bipo} (build first or pass --bipo)")
+    out = pathlib.Path(args.out)
+    h = [1.0 / core for core, _ in levels]
+    lines = []
+    failed = []
+    for case in args.cases.split(","):
+        data = [quantities(run_level(bipo, case, core, layers, out)) for core, layers in levels]
+        names = ", ".join(f"{core}/{layers} ({info['contact_nodes']} contact nodes, {info['seconds']:.0f} s)"
+                          for (core, layers), (_, info) in zip(levels, data))
+        lines.append(f"\n### Case {case}\n\nLevels core=ring/layers: {names}\n")
+        lines.append("| quantity | " + " | ".join(f"{c}/{l}" for c, l in levels)
+                     + " | observed order | finest two differ by |")
+        lines.append("|---|" + "---|" * (len(levels) + 2))
+        for key in data[0][0]:
+            q = [d[0][key] for d in data]
+            p = observed_order(h, q)
+            rel = abs(q[2] - q[1]) / max(abs(q[2]), 1e-300)
+            ok = rel <= args.tolerance
+            if not ok:
+                failed.append(f"case {case}: {key}: {100 * rel:.2f} %")
+            lines.append(f"| {key} | " + " | ".join(f"{v:.6g}" for v in q)
+                         + f" | {'-' if p is None else f'{p:.2f}'} | {100 * rel:.2f} %{'' if ok else ' (over)'} |")
+    lines.append(f"\nTolerance on the finest two levels: {100 * args.tolerance:.1f} % (relative).")
+    if failed:
+        lines.append("Over the tolerance: " + "; ".join(failed))
+    report = "\n".join(lines) + "\n"
+    print(report)
+    (out / "convergence.md").write_text(report)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
