@@ -124,7 +124,7 @@ def figure_f_maps(case, out):
     fig.suptitle(f"Case {CASES[case.name]}: f on the contact face (white line: f = 2 % of min f; "
                  "red dots: slipping nodes; grey squares: open)", fontsize=11)
     path = out / f"punch_{case.name}_f_maps.png"
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=68)
     plt.close(fig)
     return path, (f"Case {case.name}: map of f on the contact face at the end of the unloadings "
                   f"after cycles 1, 3, 4 and 6 (stick f < 0 coloured, slip nodes red, open grey; "
