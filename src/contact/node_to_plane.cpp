@@ -127,6 +127,18 @@ void NodeToPlaneContact::set_delassus(Eigen::MatrixXd w, const std::vector<doubl
   // kinematics v, where stick nodes decouple (see solve_semismooth_newton).
   if (!invert_spd(w_, s_))
     throw NumericalError("the Delassus operator of the contact nodes is not positive definite");
+  set_rho(rho_override);
+}
+
+void NodeToPlaneContact::set_condensed_stiffness(Eigen::MatrixXd s,
+                                                 const std::vector<double>& rho_override) {
+  s_ = std::move(s);
+  if (!invert_spd(s_, w_))
+    throw NumericalError("the condensed stiffness of the contact nodes is not positive definite");
+  set_rho(rho_override);
+}
+
+void NodeToPlaneContact::set_rho(const std::vector<double>& rho_override) {
   for (int i = 0; i < n_nodes(); ++i) {
     const int plane = nodes_[i].plane;
     const double fixed = plane < static_cast<int>(rho_override.size()) ? rho_override[plane] : 0.0;

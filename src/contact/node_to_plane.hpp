@@ -73,6 +73,9 @@ class NodeToPlaneContact {
   /// automatic from the node's diagonal block (friction_law.hpp) unless a
   /// plane gives a fixed value (`rho_override`, one per plane, <= 0 = auto).
   void set_delassus(Eigen::MatrixXd w, const std::vector<double>& rho_override);
+  /// Same from the condensed stiffness S = W^-1 of the contact nodes (local
+  /// frames), as a direct solver's factorization provides it.
+  void set_condensed_stiffness(Eigen::MatrixXd s, const std::vector<double>& rho_override);
   [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }
   [[nodiscard]] double rho(int i) const { return rho_[i]; }
 
@@ -127,6 +130,7 @@ class NodeToPlaneContact {
   std::vector<Eigen::Matrix3d> frames_;
   /// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (SPEC
   /// 3.2), and optionally its derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i.
+  void set_rho(const std::vector<double>& rho_override);
   void fixed_point_residual(const Eigen::VectorXd& v, const Eigen::VectorXd& r, Eigen::VectorXd& f,
                             std::vector<ContactState>* states, std::vector<Eigen::Matrix3d>* b,
                             std::vector<Eigen::Matrix3d>* c) const;

@@ -11,6 +11,10 @@ namespace bipo {
 
 namespace {
 
+/// Below this many elements a loop runs on one thread: waking the team costs
+/// more than the work (and much more on a busy machine).
+constexpr int parallel_threshold = 4096;
+
 HexCoordinates element_coordinates(const Mesh& mesh, const Hex8& hex) {
   HexCoordinates x;
   for (int a = 0; a < 8; ++a) x.row(a) = mesh.nodes[hex[a]].transpose();
@@ -74,7 +78,7 @@ SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d) {
 
   for (const auto& colour : colour_elements(mesh)) {
     const int n_in_colour = static_cast<int>(colour.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n_in_colour > parallel_threshold / 8)
     for (int i = 0; i < n_in_colour; ++i) {
       const Hex8& hex = mesh.hexes[colour[i]];
       const Matrix24d ke = hex8_stiffness(element_coordinates(mesh, hex), d);
@@ -128,7 +132,7 @@ void DofPartition::split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix
 std::vector<Vector6d> element_stresses(const Mesh& mesh, const Matrix6d& d,
                                        const Eigen::VectorXd& u) {
   std::vector<Vector6d> stresses(mesh.hexes.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (mesh.n_hexes() > parallel_threshold)
   for (int e = 0; e < mesh.n_hexes(); ++e) {
     const Hex8& hex = mesh.hexes[e];
     Vector24d u_e;

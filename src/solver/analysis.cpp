@@ -141,36 +141,23 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   partition_->split(k_, k_ff_, k_fp_);
   timings_.assembly = seconds_since(start);
 
+  // One factorization, which also condenses K onto the contact dofs: S_xyz
+  // is the stiffness the body offers at the contact nodes (SPEC 3.3).
   start = std::chrono::steady_clock::now();
-  solver_->factorize(k_ff_);
+  const Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, contact_free_dofs_);
   timings_.factorization = seconds_since(start);
 
-  // --- Delassus operator W = E^T K_ff^-1 E in the local frames (SPEC 3.3) ----
-  // Column 3i+k of E is the unit force along direction k of node i's frame.
+  // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
+  // derives the Delassus operator W = S^-1 from it.
   start = std::chrono::steady_clock::now();
-  Eigen::MatrixXd w(3 * m, 3 * m);
-  const int block = 96;
-  Eigen::MatrixXd rhs, x;
-  for (int first = 0; first < 3 * m; first += block) {
-    const int n_cols = std::min(block, 3 * m - first);
-    rhs.setZero(partition_->n_free(), n_cols);
-    for (int col = 0; col < n_cols; ++col) {
-      const int i = (first + col) / 3, k = (first + col) % 3;
-      const Eigen::Matrix3d& frame = contact_->frame(i);
-      for (int comp = 0; comp < 3; ++comp)
-        rhs(contact_free_dofs_[3 * i + comp], col) = frame(k, comp);
-    }
-    solver_->solve(rhs, x);
-    for (int j = 0; j < m; ++j) {
-      Eigen::Matrix3Xd rows(3, n_cols);
-      for (int comp = 0; comp < 3; ++comp) rows.row(comp) = x.row(contact_free_dofs_[3 * j + comp]);
-      w.block(3 * j, first, 3, n_cols) = contact_->frame(j) * rows;
-    }
-  }
-  w = 0.5 * (w + w.transpose()).eval();
+  Eigen::MatrixXd s_local(3 * m, 3 * m);
+  for (int j = 0; j < m; ++j)
+    for (int i = 0; i < m; ++i)
+      s_local.block<3, 3>(3 * i, 3 * j) =
+          contact_->frame(i) * s_xyz.block<3, 3>(3 * i, 3 * j) * contact_->frame(j).transpose();
   std::vector<double> rho_override;
   for (const auto& cp : case_.contacts) rho_override.push_back(cp.rho.value_or(0.0));
-  contact_->set_delassus(std::move(w), rho_override);
+  contact_->set_condensed_stiffness(std::move(s_local), rho_override);
   timings_.delassus = seconds_since(start);
 
   u_ = Eigen::VectorXd::Zero(n_dofs);

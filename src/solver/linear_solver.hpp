@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fem/elasticity.hpp"
 
@@ -17,6 +18,14 @@ class LinearSolver {
   virtual ~LinearSolver() = default;
   /// Factorizes an SPD matrix; throws NumericalError if it is not SPD.
   virtual void factorize(const SparseMatrix& a) = 0;
+  /// Factorizes A like factorize() and returns the condensed operator on the
+  /// unknowns `condensed`: S = A_cc - A_ci A_ii^-1 A_ic (dense, rows and
+  /// columns in the order given), the stiffness that the rest of the system
+  /// offers at those unknowns; S^-1 = E^T A^-1 E for E selecting them. This
+  /// default computes E^T A^-1 E by solves and inverts it; a backend can do
+  /// much better (CHOLMOD reads S off a factor that orders them last).
+  virtual Eigen::MatrixXd factorize_and_condense(const SparseMatrix& a,
+                                                 const std::vector<int>& condensed);
   /// Solves A X = B for one or several right-hand sides (columns of b).
   virtual void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const = 0;
   /// Number of nonzeros of the factor (for reports).
