@@ -107,10 +107,11 @@ class ResultWriter {
     std::vector<std::string> columns{"step", "position", "load_factor", "cycle"};
     for (const auto& bc : c.dirichlet)
       for (const char* comp : {"x", "y", "z"}) columns.push_back("reaction_" + bc.set + "_" + comp);
-    for (const char* name : {"contact_force_x", "contact_force_y", "contact_force_z",
-                             "normal_force", "tangential_force_t1", "tangential_force_t2", "n_open",
-                             "n_stick", "n_slip", "dissipation", "accumulated_dissipation",
-                             "sweeps", "equilibrium_residual", "scaled_certificate", "seconds"})
+    for (const char* name :
+         {"contact_force_x", "contact_force_y", "contact_force_z", "normal_force",
+          "tangential_force_t1", "tangential_force_t2", "n_open", "n_stick", "n_slip",
+          "dissipation", "accumulated_dissipation", "newton_iterations", "sweeps",
+          "equilibrium_residual", "scaled_certificate", "seconds"})
       columns.emplace_back(name);
     history_ = std::make_unique<CsvWriter>(dir_ / "history.csv", columns);
     // clang-format off
@@ -140,6 +141,7 @@ class ResultWriter {
     max_certificate_ = std::max(max_certificate_, step.scaled_certificate);
     max_residual_ = std::max(max_residual_, step.equilibrium_residual);
     total_sweeps_ += step.sweeps;
+    total_newton_ += step.newton_iterations;
     seconds_linear_ += step.seconds_linear;
     seconds_contact_ += step.seconds_contact;
 
@@ -202,7 +204,8 @@ class ResultWriter {
                 step.contact_normal_force, step.contact_tangential_force.x(),
                 step.contact_tangential_force.y(), static_cast<double>(step.n_open),
                 static_cast<double>(step.n_stick), static_cast<double>(step.n_slip),
-                step.dissipation, step.accumulated_dissipation, static_cast<double>(step.sweeps),
+                step.dissipation, step.accumulated_dissipation,
+                static_cast<double>(step.newton_iterations), static_cast<double>(step.sweeps),
                 step.equilibrium_residual, step.scaled_certificate, seconds});
     history_->append_row(row);
     for (std::size_t p = 0; p < probes_.size(); ++p) write_probe(p, step, applied);
@@ -215,10 +218,11 @@ class ResultWriter {
     if (!quiet_) {
       std::ostringstream line;
       line << "increment " << std::setw(4) << std::defaultfloat << step.position << "/" << n_total
-           << "  factor " << std::fixed << std::setprecision(4) << step.factor << "  sweeps "
-           << std::setw(4) << step.sweeps << "  G " << std::scientific << std::setprecision(1)
-           << step.scaled_certificate << "  open/stick/slip " << step.n_open << "/" << step.n_stick
-           << "/" << step.n_slip << "  " << std::fixed << std::setprecision(3) << seconds << " s\n";
+           << "  factor " << std::fixed << std::setprecision(4) << step.factor << "  newton "
+           << std::setw(2) << step.newton_iterations << "  sweeps " << std::setw(4) << step.sweeps
+           << "  G " << std::scientific << std::setprecision(1) << step.scaled_certificate
+           << "  open/stick/slip " << step.n_open << "/" << step.n_stick << "/" << step.n_slip
+           << "  " << std::fixed << std::setprecision(3) << seconds << " s\n";
       log_ << line.str() << std::flush;
     }
   }
@@ -498,6 +502,7 @@ class ResultWriter {
     j["steps_converged"] = n_steps_;
     j["last_position"] = analysis_.position();
     j["increments_in_program"] = c.program.n_increments();
+    j["total_newton_iterations"] = total_newton_;
     j["total_sweeps"] = total_sweeps_;
     j["max_scaled_certificate"] = max_certificate_;
     j["max_equilibrium_residual"] = max_residual_;
@@ -533,7 +538,7 @@ class ResultWriter {
   double last_radial_slip_ = 0.0, last_applied_ = 0.0;
   std::string map_index_;
   int n_steps_ = 0;
-  long total_sweeps_ = 0;
+  long total_sweeps_ = 0, total_newton_ = 0;
   double max_certificate_ = 0.0, max_residual_ = 0.0;
   double seconds_linear_ = 0.0, seconds_contact_ = 0.0, seconds_output_ = 0.0;
   double total_seconds_ = 0.0;
