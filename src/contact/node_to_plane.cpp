@@ -208,6 +208,19 @@ ContactSolveReport NodeToPlaneContact::solve(const Eigen::VectorXd& q, Eigen::Ve
   return combined;
 }
 
+bool NodeToPlaneContact::has_converged(const Eigen::VectorXd& v, const Eigen::VectorXd& r,
+                                       const Eigen::VectorXd& f, double motion_scale,
+                                       double law_tolerance, ContactSolveReport& report) const {
+  measure(v, r, motion_scale, report);
+  const double max_r = r.lpNorm<Eigen::Infinity>();
+  const double max_f = f.lpNorm<Eigen::Infinity>();
+  report.scaled_residual = max_r > 0.0 ? max_f / max_r : (max_f > 0.0 ? 1.0 : 0.0);
+  report.converged = report.scaled_certificate <= law_tolerance &&
+                     report.scaled_penetration <= law_tolerance &&
+                     report.scaled_residual <= law_tolerance;
+  return report.converged;
+}
+
 void NodeToPlaneContact::fixed_point_residual(const Eigen::VectorXd& v, const Eigen::VectorXd& r,
                                               Eigen::VectorXd& f, std::vector<ContactState>* states,
                                               std::vector<Eigen::Matrix3d>* b,
@@ -247,15 +260,7 @@ ContactSolveReport NodeToPlaneContact::solve_semismooth_newton(const Eigen::Vect
   const double scale = motion_scale(q);
   for (int iteration = 0;; ++iteration) {
     fixed_point_residual(v, r, f, &states, &b, &c);
-    measure(v, r, scale, report);
-    const double max_r = r.lpNorm<Eigen::Infinity>();
-    const double max_f = f.lpNorm<Eigen::Infinity>();
-    report.scaled_residual = max_r > 0.0 ? max_f / max_r : (max_f > 0.0 ? 1.0 : 0.0);
-    if (report.scaled_certificate <= law_tolerance && report.scaled_penetration <= law_tolerance &&
-        report.scaled_residual <= law_tolerance) {
-      report.converged = true;
-      return report;
-    }
+    if (has_converged(v, r, f, scale, law_tolerance, report)) return report;
     if (iteration == max_iterations) return report;
     report.newton_iterations = iteration + 1;
 
@@ -335,16 +340,8 @@ ContactSolveReport NodeToPlaneContact::solve_gauss_seidel(const Eigen::VectorXd&
     report.sweeps = sweep;
     if (!v.allFinite() || !r.allFinite())
       throw NumericalError("non-finite contact reactions in sweep " + std::to_string(sweep));
-    measure(v, r, scale, report);
     fixed_point_residual(v, r, f, nullptr, nullptr, nullptr);
-    const double max_r = r.lpNorm<Eigen::Infinity>();
-    const double max_f = f.lpNorm<Eigen::Infinity>();
-    report.scaled_residual = max_r > 0.0 ? max_f / max_r : (max_f > 0.0 ? 1.0 : 0.0);
-    if (report.scaled_certificate <= law_tolerance && report.scaled_penetration <= law_tolerance &&
-        report.scaled_residual <= law_tolerance) {
-      report.converged = true;
-      return report;
-    }
+    if (has_converged(v, r, f, scale, law_tolerance, report)) return report;
   }
   return report;
 }

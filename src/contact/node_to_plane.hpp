@@ -131,6 +131,10 @@ class NodeToPlaneContact {
   /// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (SPEC
   /// 3.2), and optionally its derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i.
   void set_rho(const std::vector<double>& rho_override);
+  /// The stopping test of both iterations: scaled certificate, penetration
+  /// and fixed-point residual F (of v, r) all below the tolerance.
+  bool has_converged(const Eigen::VectorXd& v, const Eigen::VectorXd& r, const Eigen::VectorXd& f,
+                     double motion_scale, double law_tolerance, ContactSolveReport& report) const;
   void fixed_point_residual(const Eigen::VectorXd& v, const Eigen::VectorXd& r, Eigen::VectorXd& f,
                             std::vector<ContactState>* states, std::vector<Eigen::Matrix3d>* b,
                             std::vector<Eigen::Matrix3d>* c) const;
