@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "io/case_file.hpp"
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
@@ -40,69 +41,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double peak_rss_gib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);  // KiB on Linux
-}
-
-std::string load_average() {
-  double load[3] = {0.0, 0.0, 0.0};
-  if (getloadavg(load, 3) != 3) return "unknown";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f %.2f %.2f", load[0], load[1], load[2]);
-  return text;
-}
-
-/// Forwards to CHOLMOD, counting factorizations and timing single-RHS solves.
-struct SolverLog {
-  int factorizations = 0;
-  int solves = 0;
-  long rhs_columns = 0;
-  std::vector<double> single_solve_seconds;
-};
-
-class CountingSolver final : public bipo::LinearSolver {
- public:
-  explicit CountingSolver(SolverLog* log) : inner_(bipo::make_cholmod_solver()), log_(log) {}
-  void factorize(const bipo::SparseMatrix& a) override {
-    inner_->factorize(a);
-    ++log_->factorizations;
-  }
-  // Forwarded, so that the backend's own condensation (read off its factor)
-  // is what is measured, not the generic one by solves.
-  Eigen::MatrixXd factorize_and_condense(const bipo::SparseMatrix& a,
-                                         const std::vector<int>& condensed) override {
-    ++log_->factorizations;
-    return inner_->factorize_and_condense(a, condensed);
-  }
-  void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
-    const auto start = Clock::now();
-    inner_->solve(b, x);
-    ++log_->solves;
-    log_->rhs_columns += b.cols();
-    if (b.cols() == 1) log_->single_solve_seconds.push_back(seconds_since(start));
-  }
-  [[nodiscard]] double factor_nonzeros() const override { return inner_->factor_nonzeros(); }
-  [[nodiscard]] std::string name() const override { return inner_->name(); }
-
- private:
-  std::unique_ptr<bipo::LinearSolver> inner_;
-  SolverLog* log_;
-};
+using namespace bench;  // NOLINT: the shared helpers of bench_support.hpp
 
 struct Step {
   double position = 0, factor = 0;
