@@ -99,11 +99,8 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     plane.point = cp.point;
     plane.normal = cp.normal;
     plane.t1 = cp.direction;
-    plane.law = cp.friction.mu1 == cp.friction.mu2 && cp.friction.p1 == cp.friction.p2 &&
-                        cp.friction.mu1 == cp.friction.p1
-                    ? FrictionLaw::isotropic(cp.friction.mu1)
-                    : FrictionLaw::orthotropic(cp.friction.mu1, cp.friction.mu2, cp.friction.p1,
-                                               cp.friction.p2);
+    plane.law =
+        FrictionLaw::orthotropic(cp.friction.mu1, cp.friction.mu2, cp.friction.p1, cp.friction.p2);
     planes.push_back(plane);
     const std::vector<int>* nodes = nullptr;
     try {
