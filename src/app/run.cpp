@@ -506,7 +506,6 @@ class ResultWriter {
     j["total_sweeps"] = total_sweeps_;
     j["max_scaled_certificate"] = max_certificate_;
     j["max_equilibrium_residual"] = max_residual_;
-    j["dissipation_total"] = 0.0;
     double total = 0.0;
     for (const auto& [cycle, r] : cycles_) total += r.dissipation;
     j["dissipation_total"] = total;

@@ -121,15 +121,6 @@ NodeToPlaneContact::NodeToPlaneContact(std::vector<RigidPlane> planes,
   rho_.assign(nodes_.size(), 1.0);
 }
 
-void NodeToPlaneContact::set_delassus(Eigen::MatrixXd w, const std::vector<double>& rho_override) {
-  w_ = std::move(w);
-  // S = W^-1, the condensed stiffness: the Newton step works in the
-  // kinematics v, where stick nodes decouple (see solve_semismooth_newton).
-  if (!invert_spd(w_, s_))
-    throw NumericalError("the Delassus operator of the contact nodes is not positive definite");
-  set_rho(rho_override);
-}
-
 void NodeToPlaneContact::set_condensed_stiffness(Eigen::MatrixXd s,
                                                  const std::vector<double>& rho_override) {
   s_ = std::move(s);

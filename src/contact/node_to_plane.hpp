@@ -69,12 +69,11 @@ class NodeToPlaneContact {
   /// Local frame of node i (rows n, t1, t2).
   [[nodiscard]] const Eigen::Matrix3d& frame(int i) const { return frames_[i]; }
 
-  /// Sets the Delassus operator (3m x 3m, local frames) and the per-node rho:
-  /// automatic from the node's diagonal block (friction_law.hpp) unless a
-  /// plane gives a fixed value (`rho_override`, one per plane, <= 0 = auto).
-  void set_delassus(Eigen::MatrixXd w, const std::vector<double>& rho_override);
-  /// Same from the condensed stiffness S = W^-1 of the contact nodes (local
-  /// frames), as a direct solver's factorization provides it.
+  /// Sets the condensed stiffness S = W^-1 of the contact nodes (3m x 3m,
+  /// local frames), as a direct solver's factorization provides it, derives
+  /// the Delassus operator W, and sets the per-node rho: automatic from the
+  /// node's diagonal block of W (friction_law.hpp) unless a plane gives a
+  /// fixed value (`rho_override`, one per plane, <= 0 = auto).
   void set_condensed_stiffness(Eigen::MatrixXd s, const std::vector<double>& rho_override);
   [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }
   [[nodiscard]] double rho(int i) const { return rho_[i]; }

@@ -290,7 +290,8 @@ StepResult Analysis::advance_to(double position) {
     for (int dof : condition_dofs_[ci]) result.dirichlet_reactions[ci](dof % 3) += residual(dof);
 
   // The law certificate on the recovered displacements (SPEC 3.1).
-  const Eigen::VectorXd v = contact_->kinematics(gather(x.col(0)));
+  const Eigen::VectorXd u_contact = gather(x.col(0));
+  const Eigen::VectorXd v = contact_->kinematics(u_contact);
   ContactSolveReport check;
   if (m > 0) contact_->measure(v, r, contact_->motion_scale(q), check);
   result.scaled_certificate = check.scaled_certificate;
@@ -312,7 +313,7 @@ StepResult Analysis::advance_to(double position) {
   f_ext_ = std::move(f_ext);
   r_ = std::move(r);
   states_ = std::move(states);
-  contact_->accept(gather(x.col(0)));
+  contact_->accept(u_contact);
   for (int j = 0; j < m; ++j) {
     const ContactNodeState& s = states_[j];
     slip_sum_[j] += contact_->frame(j).bottomRows<2>().transpose() * s.slip;
