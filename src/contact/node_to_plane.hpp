@@ -1,6 +1,7 @@
 // Owns node-to-rigid-plane contact (SPEC.md section 2) for a list of contact
-// nodes, and the solution of the condensed contact problem of an increment by
-// block Gauss-Seidel sweeps that call the per-node law (SPEC 3.2, 3.3).
+// nodes, and the solution of the condensed contact problem of an increment:
+// semi-smooth Newton on the per-node fixed-point equations, with block
+// Gauss-Seidel sweeps of the per-node law as its fallback (SPEC 3.2, 3.3).
 //
 // It knows nothing of meshes or of how the global system is solved: the
 // solver gives it the Delassus operator W = E^T K^-1 E in the nodes' local
@@ -91,7 +92,8 @@ class NodeToPlaneContact {
   /// node. `q` is kinematics() of the displacements without contact forces.
   /// `r` is the starting point on entry (the last converged reactions).
   /// A semi-smooth Newton method on the fixed-point equations of SPEC 3.2
-  /// runs first; block Gauss-Seidel sweeps take over if it stalls.
+  /// runs first; when it stalls, short batches of block Gauss-Seidel sweeps
+  /// alternate with it (see the definition for the limits).
   /// `max_iterations` bounds the Newton steps plus the sweeps.
   ContactSolveReport solve(const Eigen::VectorXd& q, Eigen::VectorXd& r, double law_tolerance,
                            int max_iterations) const;
@@ -143,6 +145,9 @@ class NodeToPlaneContact {
   std::vector<double> rho_;
   Eigen::VectorXd u_prev_;    // 3m, global components
   Eigen::VectorXd gap_prev_;  // m, gaps at the last converged increment
+  // Scratch storage of the Newton step's dense matrix, kept between calls
+  // (so solve() must not run concurrently on one object).
+  mutable std::vector<double> newton_matrix_;
 };
 
 }  // namespace bipo
