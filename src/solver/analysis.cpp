@@ -157,6 +157,29 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   contact_->set_condensed_stiffness(std::move(s_local), rho_override);
   timings_.delassus = seconds_since(start);
 
+  // Load patterns and their free motions, all in one multi-column solve.
+  const int n_free = partition_->n_free();
+  const int n_patterns = static_cast<int>(case_.dirichlet.size() + case_.loads.size());
+  pattern_loads_ = Eigen::MatrixXd::Zero(n_free, n_patterns);
+  for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci) {
+    const DirichletCondition& bc = case_.dirichlet[ci];
+    Eigen::VectorXd u_p = Eigen::VectorXd::Zero(partition_->n_prescribed());
+    for (int p = 0; p < partition_->n_prescribed(); ++p)
+      if (prescribed_source_[p].first == ci) u_p(p) = *bc.value[prescribed_source_[p].second];
+    pattern_loads_.col(ci).noalias() = -(k_fp_ * u_p);
+    pattern_programs_.push_back(bc.program ? &*bc.program : &case_.program);
+  }
+  for (const auto& load : case_.loads) {
+    const int k = static_cast<int>(pattern_programs_.size());
+    for (int node : mesh_.node_set(load.set))
+      for (int comp = 0; comp < 3; ++comp) {
+        const int free = partition_->free_index(3 * node + comp);
+        if (free >= 0) pattern_loads_(free, k) += load.force_per_node(comp);
+      }
+    pattern_programs_.push_back(load.program ? &*load.program : &case_.program);
+  }
+  if (n_patterns > 0) solver_->solve(pattern_loads_, pattern_motions_);
+
   u_ = Eigen::VectorXd::Zero(n_dofs);
   f_ext_ = Eigen::VectorXd::Zero(n_dofs);
   r_ = Eigen::VectorXd::Zero(3 * m);
@@ -203,9 +226,14 @@ StepResult Analysis::advance_to(double position) {
   Eigen::VectorXd u_p, f_ext;
   prescribed_values(position, u_p);
   external_forces_at(position, f_ext);
-  Eigen::VectorXd rhs(n_free);
-  for (int i = 0; i < n_free; ++i) rhs(i) = f_ext(partition_->free_dofs()[i]);
-  rhs.noalias() -= k_fp_ * u_p;
+  Eigen::MatrixXd b = Eigen::MatrixXd::Zero(n_free, 1), x;
+  Eigen::VectorXd free_motion = Eigen::VectorXd::Zero(n_free);
+  for (int k = 0; k < static_cast<int>(pattern_programs_.size()); ++k) {
+    const double factor = pattern_programs_[k]->factor(position);
+    if (factor == 0.0) continue;
+    b.col(0) += factor * pattern_loads_.col(k);
+    free_motion += factor * pattern_motions_.col(k);
+  }
   for (int pi = 0; pi < static_cast<int>(case_.contacts.size()); ++pi) {
     const ContactPlane& cp = case_.contacts[pi];
     const LoadProgram& program = cp.motion_program ? *cp.motion_program : case_.program;
@@ -213,14 +241,12 @@ StepResult Analysis::advance_to(double position) {
   }
 
   // Free motion (no contact forces) and its contact kinematics q.
-  Eigen::MatrixXd b = rhs, x;
-  solver_->solve(b, x);
   auto gather = [&](const Eigen::VectorXd& u_free) {
     Eigen::VectorXd u_c(3 * m);
     for (int j = 0; j < 3 * m; ++j) u_c(j) = u_free(contact_free_dofs_[j]);
     return u_c;
   };
-  const Eigen::VectorXd q = contact_->kinematics(gather(x.col(0)));
+  const Eigen::VectorXd q = contact_->kinematics(gather(free_motion));
   result.seconds_linear = seconds_since(start);
 
   // Contact: the condensed problem, from the last converged reactions.

@@ -102,6 +102,12 @@ class Analysis {
   // Prescribed dofs: (condition index, component) that sets each one.
   std::vector<std::pair<int, int>> prescribed_source_;
   std::vector<std::vector<int>> condition_dofs_;  // prescribed dofs of each condition
+  // The load is linear in its programs' factors: the free-dof load of an
+  // increment is sum_k factor_k(position) b_k, one pattern b_k per boundary
+  // condition and per nodal load (columns), with its free motion K_ff^-1 b_k
+  // solved once in the constructor.
+  std::vector<const LoadProgram*> pattern_programs_;
+  Eigen::MatrixXd pattern_loads_, pattern_motions_;
   SetupTimings timings_;
 
   double position_ = 0.0;
