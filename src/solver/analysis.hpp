@@ -1,9 +1,10 @@
 // Owns one quasi-static analysis (SPEC.md sections 1-3): the partitioned
 // stiffness factorized once, the contact module with its Delassus operator,
-// and the converged state. advance_to() solves one increment: a linear solve
-// for the free motion, block Gauss-Seidel sweeps of the contact law on the
-// condensed problem, a recovery solve, and independent checks of equilibrium
-// and of the law certificate G on the recovered displacements.
+// and the converged state. advance_to() solves one increment: the free motion
+// (a combination of the load patterns' motions, solved once), the contact law
+// on the condensed problem (NodeToPlaneContact::solve), a recovery solve, and
+// independent checks of equilibrium and of the law certificate G on the
+// recovered displacements.
 #pragma once
 
 #include <Eigen/Core>
