@@ -341,24 +341,26 @@ class ResultWriter {
   void write_map(const StepResult& step, const char* kind) {
     const auto& states = analysis_.contact_states();
     const auto& nodes = analysis_.contact_mesh_nodes();
-    std::ostringstream out;
-    out << std::setprecision(17);
-    out << "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
-           "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
-           "dissipation_cycle,dissipation_accumulated,area\n";
+    std::string out =
+        "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
+        "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
+        "dissipation_cycle,dissipation_accumulated,area\n";
     for (std::size_t i = 0; i < states.size(); ++i) {
       const ContactNodeState& s = states[i];
       const Eigen::Vector3d& x = analysis_.mesh().nodes[nodes[i]];
       const Eigen::Vector3d& a = analysis_.accumulated_slip()[i];
-      out << nodes[i] << ',' << x.x() << ',' << x.y() << ',' << x.z() << ','
-          << static_cast<int>(s.state) << ',' << s.f << ',' << s.r(0) << ',' << s.r(1) << ','
-          << s.r(2) << ',' << s.gap << ',' << s.slip.x() << ',' << s.slip.y() << ',' << a.x() << ','
-          << a.y() << ',' << a.z() << ',' << analysis_.accumulated_slip_length()[i] << ','
-          << cycle_dissipation_node_[i] << ',' << analysis_.accumulated_dissipation()[i] << ','
-          << surface_.area[i] << '\n';
+      out += std::to_string(nodes[i]);
+      for (const double value :
+           {x.x(), x.y(), x.z(), static_cast<double>(s.state), s.f, s.r(0), s.r(1), s.r(2), s.gap,
+            s.slip.x(), s.slip.y(), a.x(), a.y(), a.z(), analysis_.accumulated_slip_length()[i],
+            cycle_dissipation_node_[i], analysis_.accumulated_dissipation()[i], surface_.area[i]}) {
+        out += ',';
+        append_number(out, value);
+      }
+      out += '\n';
     }
     const std::string name = "step_" + padded(n_steps_) + ".csv";
-    write_text_atomically(dir_ / "maps" / name, out.str());
+    write_text_atomically(dir_ / "maps" / name, out);
     std::ostringstream line;
     line << std::setprecision(17) << n_steps_ << ',' << step.position << ',' << step.factor << ','
          << step.cycle << ',' << kind << ',' << name << '\n';

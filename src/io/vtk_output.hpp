@@ -34,7 +34,7 @@ struct CellField {
 };
 
 /// Writes hexahedra (VTK_HEXAHEDRON; Gmsh's linear hexahedron node ordering is
-/// VTK's) as a binary, appended, zlib-compressed .vtu file, atomically (a
+/// VTK's) as a binary, appended, LZ4-compressed .vtu file, atomically (a
 /// temporary file in the same folder renamed into place; the folder is
 /// created if missing). Throws std::invalid_argument for inconsistent input
 /// (node index out of range, field of the wrong size) and InputError naming
@@ -51,8 +51,17 @@ void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vecto
                const std::vector<PointField>& point_fields,
                const std::vector<CellField>& cell_fields);
 
+/// Appends the shortest decimal text that reads back as exactly `v`
+/// (std::to_chars): the number format of the CSV outputs.
+void append_number(std::string& out, double v);
+[[nodiscard]] std::string full_precision(double v);
+
 /// Writes `content` to `file` atomically (temporary file in the same folder,
-/// flushed to disk, renamed into place; the folder is created if missing).
+/// renamed into place; the folder is created if missing): a reader, or a
+/// later run, sees the old file or the new one, never a partial one, even if
+/// the process is killed. The file is not forced to disk (no fsync, which
+/// cost about a fifth of the output time): a system crash may still lose
+/// the latest files.
 /// Throws InputError naming the path on failure and leaves no temporary file.
 void write_text_atomically(const std::filesystem::path& file, const std::string& content);
 
