@@ -500,7 +500,8 @@ class ResultWriter {
                  {"hexahedra", analysis_.mesh().n_hexes()},
                  {"contact_nodes", analysis_.contact_mesh_nodes().size()}};
     j["dofs"] = {{"total", analysis_.n_dofs()}, {"free", analysis_.n_free()}};
-    j["linear_solver"] = {{"factor_nonzeros", analysis_.factor_nonzeros()}};
+    j["linear_solver"] = {{"factor_nonzeros", analysis_.factor_nonzeros()},
+                          {"blas_threads", analysis_.blas_threads()}};
     j["steps_converged"] = n_steps_;
     j["last_position"] = analysis_.position();
     j["increments_in_program"] = c.program.n_increments();

@@ -554,7 +554,8 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
 }
 
 SolverSettings solver(const Reader& r, const Field& f) {
-  const Map m(r, f, {"force_tolerance", "law_tolerance", "max_iterations", "max_cuts"});
+  const Map m(r, f,
+              {"force_tolerance", "law_tolerance", "max_iterations", "max_cuts", "blas_threads"});
   SolverSettings s;
   const auto positive = [](double v) { return v > 0.0; };
   if (const auto x = m.get("force_tolerance"))
@@ -564,6 +565,10 @@ SolverSettings solver(const Reader& r, const Field& f) {
   if (const auto x = m.get("max_iterations"))
     s.max_iterations = integer(r, *x, "an integer >= 1", 1);
   if (const auto x = m.get("max_cuts")) s.max_cuts = integer(r, *x, "an integer >= 0", 0);
+  if (const auto x = m.get("blas_threads")) {
+    if (!(x->node.IsScalar() && x->node.Scalar() == "auto"))
+      s.blas_threads = integer(r, *x, "auto or an integer >= 1", 1);
+  }
   return s;
 }
 

@@ -94,10 +94,11 @@ struct ContactPlane {
 
 /// Tolerances and limits of the increment loop (SPEC.md section 3.3).
 struct SolverSettings {
-  double force_tolerance = 1e-10;  ///< equilibrium residual / reference force
-  double law_tolerance = 1e-10;    ///< max_i G_i / (max r_n * max |du| ) scaled certificate
-  int max_iterations = 10000;      ///< contact iterations per increment
-  int max_cuts = 4;                ///< bisections of a failing increment
+  double force_tolerance = 1e-10;   ///< equilibrium residual / reference force
+  double law_tolerance = 1e-10;     ///< max_i G_i / (max r_n * max |du| ) scaled certificate
+  int max_iterations = 10000;       ///< contact iterations per increment
+  int max_cuts = 4;                 ///< bisections of a failing increment
+  std::optional<int> blas_threads;  ///< BLAS/LAPACK threads; nullopt = auto (blas_threads.hpp)
 };
 
 /// A point of the contact face followed through the history (nearest node).

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/errors.hpp"
+#include "solver/blas_threads.hpp"
 
 namespace bipo {
 
@@ -130,6 +131,9 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   for (int node : contact_mesh_nodes_)
     for (int comp = 0; comp < 3; ++comp)
       contact_free_dofs_.push_back(partition_->free_index(3 * node + comp));
+
+  blas_threads_ =
+      apply_blas_threads(blas_threads_for(case_.solver.blas_threads, partition_->n_free()));
 
   // --- stiffness, once (SPEC 1) -------------------------------------------------
   auto start = std::chrono::steady_clock::now();

@@ -63,6 +63,8 @@ class Analysis {
   [[nodiscard]] int n_free() const { return partition_->n_free(); }
   [[nodiscard]] const SetupTimings& timings() const { return timings_; }
   [[nodiscard]] double factor_nonzeros() const { return solver_->factor_nonzeros(); }
+  /// The BLAS/LAPACK threads in effect (solver.blas_threads), as text.
+  [[nodiscard]] const std::string& blas_threads() const { return blas_threads_; }
 
   /// Full displacement vector (3 per node) of the last converged state.
   [[nodiscard]] const Eigen::VectorXd& displacement() const { return u_; }
@@ -110,6 +112,7 @@ class Analysis {
   std::vector<const LoadProgram*> pattern_programs_;
   Eigen::MatrixXd pattern_loads_, pattern_motions_;
   SetupTimings timings_;
+  std::string blas_threads_;
 
   double position_ = 0.0;
   Eigen::VectorXd u_, f_ext_, r_;

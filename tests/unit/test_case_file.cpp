@@ -107,7 +107,8 @@ contact:
 probes:
   - {name: P, point: [5, 0, 0], point_p: true}
   - {name: Q, point: [0, 5, 0], set: other}
-solver: {force_tolerance: 1e-8, law_tolerance: 1e-9, max_iterations: 500, max_cuts: 2}
+solver: {force_tolerance: 1e-8, law_tolerance: 1e-9, max_iterations: 500, max_cuts: 2,
+         blas_threads: 2}
 output: {directory: ../results/punch_A, fields: [displacement, contact], every: 2, vtk: false}
 )";
 
@@ -211,6 +212,7 @@ TEST_F(CaseFile, FullCaseReadToTheRightValues) {
   EXPECT_EQ(c.solver.law_tolerance, 1e-9);
   EXPECT_EQ(c.solver.max_iterations, 500);
   EXPECT_EQ(c.solver.max_cuts, 2);
+  EXPECT_EQ(c.solver.blas_threads, 2);
 
   EXPECT_EQ(c.output.directory.string(), (root / "results" / "punch_A").string());
   EXPECT_EQ(c.output.fields, (std::vector<std::string>{"displacement", "contact"}));
@@ -229,6 +231,7 @@ TEST_F(CaseFile, DefaultsOfAMinimalCase) {
   EXPECT_TRUE(c.probe_p.empty());
   EXPECT_EQ(c.program.n_cycles(), 0);
   EXPECT_EQ(c.solver.max_iterations, 10000);
+  EXPECT_FALSE(c.solver.blas_threads.has_value());  // auto
   EXPECT_EQ(c.output.directory.string(),
             (fs::current_path() / "results" / "punch_min").lexically_normal().string());
   EXPECT_EQ(c.output.fields.size(), 5u);
@@ -284,6 +287,10 @@ TEST_F(CaseFile, WrongType) {
 
   const std::string yaml4 = kHead + "output: {vtk: maybe}\n";
   expect_error(yaml4, "output.vtk", 4, "expected true or false, got maybe");
+
+  const std::string yaml5 = kHead + "solver: {blas_threads: 0}\n";
+  expect_error(yaml5, "solver.blas_threads", line_of(yaml5, "blas_threads"),
+               "expected auto or an integer >= 1, got 0");
 }
 
 TEST_F(CaseFile, MissingRequiredKey) {

@@ -1,0 +1,48 @@
+#include "solver/blas_threads.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+namespace bipo {
+
+namespace {
+
+using SetThreads = void (*)(int);
+using GetThreads = int (*)();
+
+/// OpenBLAS's functions if the process's BLAS is OpenBLAS, else nullptr.
+template <typename Function>
+Function openblas_function(const char* name) {
+  return reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, name));
+}
+
+bool set_in_environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0';
+}
+
+}  // namespace
+
+std::optional<int> blas_threads_for(std::optional<int> requested, int n_free) {
+  if (requested) return requested;
+  if (set_in_environment("OPENBLAS_NUM_THREADS") || set_in_environment("OMP_NUM_THREADS"))
+    return std::nullopt;
+  if (n_free < small_problem_unknowns) return 1;
+  return std::nullopt;
+}
+
+std::string apply_blas_threads(std::optional<int> threads) {
+  if (!threads) return "library default";
+  const auto set = openblas_function<SetThreads>("openblas_set_num_threads");
+  if (!set) return "unknown BLAS, not set";
+  set(*threads);
+  return std::to_string(*threads) + " (OpenBLAS)";
+}
+
+int openblas_threads() {
+  const auto get = openblas_function<GetThreads>("openblas_get_num_threads");
+  return get ? get() : 0;
+}
+
+}  // namespace bipo

@@ -1,0 +1,31 @@
+// Owns how many threads the BLAS/LAPACK library may use. bipo's dense work
+// (the Newton systems of the contact iteration, the condensed stiffness)
+// and CHOLMOD's supernodes on small meshes are too small for threads to pay:
+// OpenBLAS's idle threads spin and yield, and on a machine with another busy
+// process they double the run time (docs/performance.md). The setting goes
+// through OpenBLAS's own call, looked up at run time, so another BLAS is left
+// untouched.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace bipo {
+
+/// The threads of an analysis with `n_free` unknowns for the case-file
+/// setting `requested` (nullopt = auto): the number requested, or for auto
+/// 1 below `small_problem_unknowns` unknowns and the library's default
+/// above; auto also leaves the library's default when OPENBLAS_NUM_THREADS
+/// or OMP_NUM_THREADS is set (the user's choice). nullopt = library default.
+inline constexpr int small_problem_unknowns = 20000;
+[[nodiscard]] std::optional<int> blas_threads_for(std::optional<int> requested, int n_free);
+
+/// Applies a thread count to the BLAS library if it is OpenBLAS; returns a
+/// description of what is in effect (for summary.json), e.g. "1 (OpenBLAS)",
+/// "library default", "unknown BLAS, not set".
+std::string apply_blas_threads(std::optional<int> threads);
+
+/// OpenBLAS's current thread count, or 0 if the BLAS is not OpenBLAS.
+[[nodiscard]] int openblas_threads();
+
+}  // namespace bipo

@@ -1,0 +1,44 @@
+// The BLAS thread policy (solver/blas_threads.hpp): what auto chooses, and
+// that the choice reaches OpenBLAS when OpenBLAS is the process's BLAS.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "solver/blas_threads.hpp"
+
+namespace {
+
+/// auto's answer depends on two environment variables; the tests that need
+/// them unset skip when the environment sets them (it is left alone).
+bool thread_variables_set() {
+  for (const char* name : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return true;
+  }
+  return false;
+}
+
+TEST(BlasThreads, ExplicitRequestWins) {
+  EXPECT_EQ(bipo::blas_threads_for(3, 10), 3);
+  EXPECT_EQ(bipo::blas_threads_for(1, 10'000'000), 1);
+}
+
+TEST(BlasThreads, AutoUsesOneThreadOnSmallProblemsOnly) {
+  if (thread_variables_set()) GTEST_SKIP() << "OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is set";
+  EXPECT_EQ(bipo::blas_threads_for(std::nullopt, 4044), 1);
+  EXPECT_EQ(bipo::blas_threads_for(std::nullopt, bipo::small_problem_unknowns - 1), 1);
+  EXPECT_FALSE(bipo::blas_threads_for(std::nullopt, bipo::small_problem_unknowns).has_value());
+}
+
+TEST(BlasThreads, AppliedCountReachesOpenBlas) {
+  const int before = bipo::openblas_threads();
+  if (before == 0) GTEST_SKIP() << "the BLAS is not OpenBLAS";
+  EXPECT_EQ(bipo::apply_blas_threads(1), "1 (OpenBLAS)");
+  EXPECT_EQ(bipo::openblas_threads(), 1);
+  EXPECT_EQ(bipo::apply_blas_threads(std::nullopt), "library default");
+  EXPECT_EQ(bipo::openblas_threads(), 1);  // "library default" changes nothing
+  bipo::apply_blas_threads(before);
+  EXPECT_EQ(bipo::openblas_threads(), before);
+}
+
+}  // namespace
