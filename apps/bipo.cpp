@@ -1,10 +1,10 @@
 // bipo's command line: a thin main that parses arguments, calls src/app, and
 // turns errors into a message on stderr and a non-zero exit code.
-#include <malloc.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "app/allocator.hpp"
 #include "app/run.hpp"
 #include "io/errors.hpp"
 #include "mesh/generate.hpp"
@@ -12,14 +12,7 @@
 #include "version.hpp"
 
 int main(int argc, char** argv) {
-#ifdef __GLIBC__
-  // bipo allocates and frees dense matrices of several MB (the condensed
-  // stiffness and its inverse, the Newton systems). By default glibc maps
-  // each one afresh, and every first touch of a page faults; keeping freed
-  // memory in the heap removes a quarter of the page faults of a punch case.
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
-#endif
+  bipo::keep_freed_memory_in_heap();
   CLI::App app{
       "bipo: 3D finite-element frictional contact with the bipotential method (orthotropic "
       "Coulomb friction, non-associated sliding rule).\nSee README.md and docs/."};

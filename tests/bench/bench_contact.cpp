@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/allocator.hpp"
 #include "bench_support.hpp"
 #include "io/case_file.hpp"
 #include "mesh/generate.hpp"
@@ -214,6 +215,7 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bipo::keep_freed_memory_in_heap();  // as the bipo program does
   int reps = 5;
   double budget = 15.0, time_limit = 900.0;
   bool cyclic = true, refined = false;

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/allocator.hpp"
 #include "bench_support.hpp"
 #include "fem/elasticity.hpp"
 #include "fem/hex8.hpp"
@@ -176,6 +177,7 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bipo::keep_freed_memory_in_heap();  // as the bipo program does
   double max_scale = 3.0;
   int reps_override = 0, n_increments = 5;
   for (int a = 1; a < argc; ++a) {
