@@ -304,11 +304,12 @@ StepResult Analysis::advance_to(double position) {
 
   // Equilibrium: K u - f_ext - C^T r vanishes on the free dofs; on the
   // prescribed ones it is the reaction of the supports.
-  Eigen::VectorXd residual = k_ * u - f_ext;
+  Eigen::VectorXd residual = k_ * u;
+  double reference = std::max({f_ext.lpNorm<Eigen::Infinity>(), forces.lpNorm<Eigen::Infinity>(),
+                               residual.lpNorm<Eigen::Infinity>()});
+  residual -= f_ext;
   for (int j = 0; j < m; ++j)
     residual.segment<3>(3 * contact_mesh_nodes_[j]) -= forces.segment<3>(3 * j);
-  double reference = std::max({f_ext.lpNorm<Eigen::Infinity>(), forces.lpNorm<Eigen::Infinity>(),
-                               (k_ * u).lpNorm<Eigen::Infinity>()});
   double max_free = 0.0;
   for (int dof : partition_->free_dofs()) max_free = std::max(max_free, std::abs(residual(dof)));
   result.equilibrium_residual = reference > 0.0 ? max_free / reference : max_free;
