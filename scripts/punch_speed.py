@@ -5,6 +5,9 @@ Runs `bipo run cases/punch_X.yaml --quiet` for X in A, B, C, interleaved,
 REPS times each (after one warm-up run of each), into a temporary folder, and
 prints as a Markdown table the median wall time of the whole process and the
 medians of the phase times that bipo reports in summary.json (`seconds`).
+Then times REPS runs of the three cases in one process
+(`bipo run cases/punch_A.yaml cases/punch_B.yaml cases/punch_C.yaml`, one
+set-up shared), writing to the cases' own results folders.
 
     scripts/punch_speed.py [--bipo build/release/bipo] [--reps 5] [--cases A B C]
 
@@ -73,6 +76,15 @@ def main():
               f"{med['output']:.2f} | {setup:.2f} | "
               f"{s['total_newton_iterations']} / {s['total_sweeps']} |")
     print(f"\nsum of the medians: {total:.2f} s ({args.reps} runs of each case after a warm-up)")
+
+    files = [os.path.join(ROOT, "cases", f"punch_{c}.yaml") for c in args.cases]
+    together = []
+    for _ in range(args.reps):
+        start = time.perf_counter()
+        subprocess.run([args.bipo, "run", *files, "--quiet"], check=True)
+        together.append(time.perf_counter() - start)
+    print(f"the same cases in one process (one set-up): median {statistics.median(together):.2f} s"
+          f" ({args.reps} runs)")
     print("load average at end: %.2f %.2f %.2f" % os.getloadavg())
 
 

@@ -505,6 +505,7 @@ class ResultWriter {
     j["steps_converged"] = n_steps_;
     j["last_position"] = analysis_.position();
     j["increments_in_program"] = c.program.n_increments();
+    j["setup_shared"] = analysis_.shares_setup();
     j["total_newton_iterations"] = total_newton_;
     j["total_sweeps"] = total_sweeps_;
     j["max_scaled_certificate"] = max_certificate_;
@@ -565,19 +566,35 @@ void check_case(const Case& c, std::ostream& log) {
       << " increments in " << c.program.n_cycles() << " cycles\n";
 }
 
-void run_case(const Case& c, const RunOptions& options, std::ostream& log) {
+namespace {
+
+/// Runs case `c` on `mesh` (see run_cases). On entry `analysis` is the
+/// previous case's analysis on this mesh (or null), whose set-up is shared if
+/// it can be; as soon as this case is set up, it replaces the previous one
+/// (which is released; a shared factorization lives on), so that the next
+/// case can share it even if this one fails.
+void run_on_mesh(const Case& c, const Mesh& mesh, std::unique_ptr<Analysis>& analysis_slot,
+                 const RunOptions& options, std::ostream& log) {
   const auto start = std::chrono::steady_clock::now();
-  const Mesh mesh = load_mesh(c);
-  Analysis analysis(c, mesh);
+  const std::string previous_case =
+      analysis_slot ? analysis_slot->case_description().source.filename().string() : "";
+  analysis_slot = std::make_unique<Analysis>(c, mesh, nullptr, analysis_slot.get());
+  Analysis& analysis = *analysis_slot;
   const fs::path directory = options.output_directory.value_or(c.output.directory);
-  if (!options.quiet)
+  if (!options.quiet) {
     log << "bipo " << version_string << ": " << c.source.filename().string() << ": "
         << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
         << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
-        << " unknowns; set-up " << std::fixed << std::setprecision(3)
-        << analysis.timings().assembly + analysis.timings().factorization +
-               analysis.timings().delassus
-        << " s; results in " << directory.string() << "\n";
+        << " unknowns; ";
+    if (analysis.shares_setup())
+      log << "set-up shared with " << previous_case;
+    else
+      log << "set-up " << std::fixed << std::setprecision(3)
+          << analysis.timings().assembly + analysis.timings().factorization +
+                 analysis.timings().delassus
+          << " s";
+    log << "; results in " << directory.string() << "\n";
+  }
   ResultWriter writer(analysis, directory, options.quiet, log);
   try {
     run_load_program(analysis,
@@ -590,6 +607,43 @@ void run_case(const Case& c, const RunOptions& options, std::ostream& log) {
   if (!options.quiet)
     log << "done in " << std::fixed << std::setprecision(3) << seconds_since(start)
         << " s; results in " << directory.string() << "\n";
+}
+
+}  // namespace
+
+void run_case(const Case& c, const RunOptions& options, std::ostream& log) {
+  const Mesh mesh = load_mesh(c);
+  std::unique_ptr<Analysis> analysis;
+  run_on_mesh(c, mesh, analysis, options, log);
+}
+
+int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log) {
+  if (options.output_directory && cases.size() > 1)
+    throw InputError("--output names one results folder: give a single case file with it");
+  int status = 0;
+  std::optional<Mesh> mesh;
+  std::optional<MeshSource> mesh_source;
+  std::unique_ptr<Analysis> previous;
+  for (const Case& c : cases) {
+    const std::string prefix = cases.size() > 1 ? c.source.string() + ": " : "";
+    try {
+      if (!mesh_source || !(*mesh_source == c.mesh)) {
+        previous.reset();  // it refers to the mesh being replaced
+        mesh.reset();
+        mesh_source.reset();
+        mesh = load_mesh(c);
+        mesh_source = c.mesh;
+      }
+      run_on_mesh(c, *mesh, previous, options, log);
+    } catch (const InputError& e) {
+      log << "bipo: input error: " << prefix << e.what() << "\n";
+      status = 2;
+    } catch (const NumericalError& e) {
+      log << "bipo: numerical failure: " << prefix << e.what() << "\n";
+      if (status == 0) status = 3;
+    }
+  }
+  return status;
 }
 
 }  // namespace bipo

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "io/errors.hpp"
 
@@ -176,6 +177,15 @@ void NodeToPlaneContact::set_condensed_stiffness(Eigen::MatrixXd s,
   s_ = std::move(s);
   if (!invert_spd(s_, w_))
     throw NumericalError("the condensed stiffness of the contact nodes is not positive definite");
+  set_rho(rho_override);
+}
+
+void NodeToPlaneContact::set_condensed_operators(const Eigen::MatrixXd& s, const Eigen::MatrixXd& w,
+                                                 const std::vector<double>& rho_override) {
+  if (s.rows() != 3 * n_nodes() || w.rows() != 3 * n_nodes())
+    throw std::invalid_argument("set_condensed_operators: operators of the wrong size");
+  s_ = s;
+  w_ = w;
   set_rho(rho_override);
 }
 

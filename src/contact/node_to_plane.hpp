@@ -76,6 +76,11 @@ class NodeToPlaneContact {
   /// node's diagonal block of W (friction_law.hpp) unless a plane gives a
   /// fixed value (`rho_override`, one per plane, <= 0 = auto).
   void set_condensed_stiffness(Eigen::MatrixXd s, const std::vector<double>& rho_override);
+  /// Sets S and W = S^-1 as already computed (another contact module of the
+  /// same nodes and frames), and the per-node rho as above.
+  void set_condensed_operators(const Eigen::MatrixXd& s, const Eigen::MatrixXd& w,
+                               const std::vector<double>& rho_override);
+  [[nodiscard]] const Eigen::MatrixXd& condensed_stiffness() const { return s_; }
   [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }
   [[nodiscard]] double rho(int i) const { return rho_[i]; }
 

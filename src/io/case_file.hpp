@@ -44,6 +44,7 @@ struct CylinderParams {
   int core = 8;    ///< elements along each side of the central square block
   int ring = 8;    ///< radial elements of each ring block
   int layers = 4;  ///< elements along the axis
+  bool operator==(const CylinderParams&) const = default;
 };
 
 /// Where the mesh comes from: a .msh file or the built-in generator.
@@ -51,6 +52,7 @@ struct MeshSource {
   /// Absolute (resolved against the case file's folder).
   std::optional<std::filesystem::path> file;
   std::optional<CylinderParams> cylinder;  ///< exactly one of file / cylinder is set
+  bool operator==(const MeshSource&) const = default;
 };
 
 /// Linear isotropic elasticity (SPEC.md section 1).

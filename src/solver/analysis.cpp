@@ -34,9 +34,9 @@ const char* component_name(int c) {
 
 }  // namespace
 
-Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver)
+Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver,
+                   const Analysis* same_body)
     : case_(c), mesh_(mesh), solver_(std::move(solver)) {
-  if (!solver_) solver_ = make_cholmod_solver();
   const int n_dofs = 3 * mesh_.n_nodes();
   const std::string where = case_.source.string() + ": ";
 
@@ -135,31 +135,45 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   blas_threads_ =
       apply_blas_threads(blas_threads_for(case_.solver.blas_threads, partition_->n_free()));
 
-  // --- stiffness, once (SPEC 1) -------------------------------------------------
-  auto start = std::chrono::steady_clock::now();
-  d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
-  k_ = assemble_stiffness(mesh_, d_);
-  partition_->split(k_, k_ff_, k_fp_);
-  timings_.assembly = seconds_since(start);
-
-  // One factorization, which also condenses K onto the contact dofs: S_xyz
-  // is the stiffness the body offers at the contact nodes (SPEC 3.3).
-  start = std::chrono::steady_clock::now();
-  const Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, contact_free_dofs_);
-  timings_.factorization = seconds_since(start);
-
-  // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
-  // derives the Delassus operator W = S^-1 from it.
-  start = std::chrono::steady_clock::now();
-  Eigen::MatrixXd s_local(3 * m, 3 * m);
-  for (int j = 0; j < m; ++j)
-    for (int i = 0; i < m; ++i)
-      s_local.block<3, 3>(3 * i, 3 * j) =
-          contact_->frame(i) * s_xyz.block<3, 3>(3 * i, 3 * j) * contact_->frame(j).transpose();
   std::vector<double> rho_override;
   for (const auto& cp : case_.contacts) rho_override.push_back(cp.rho.value_or(0.0));
-  contact_->set_condensed_stiffness(std::move(s_local), rho_override);
-  timings_.delassus = seconds_since(start);
+  if (same_body != nullptr && can_share_setup_with(*same_body)) {
+    // The same body, supports and contact nodes: the stiffness, its
+    // factorization and the condensed operators are those of `same_body`.
+    d_ = same_body->d_;
+    k_ = same_body->k_;
+    k_ff_ = same_body->k_ff_;
+    k_fp_ = same_body->k_fp_;
+    solver_ = same_body->solver_;
+    contact_->set_condensed_operators(same_body->contact_->condensed_stiffness(),
+                                      same_body->contact_->delassus(), rho_override);
+    shares_setup_ = true;
+  } else {
+    if (!solver_) solver_ = make_cholmod_solver();
+    // --- stiffness, once (SPEC 1) ---------------------------------------------
+    auto start = std::chrono::steady_clock::now();
+    d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
+    k_ = assemble_stiffness(mesh_, d_);
+    partition_->split(k_, k_ff_, k_fp_);
+    timings_.assembly = seconds_since(start);
+
+    // One factorization, which also condenses K onto the contact dofs: S_xyz
+    // is the stiffness the body offers at the contact nodes (SPEC 3.3).
+    start = std::chrono::steady_clock::now();
+    const Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, contact_free_dofs_);
+    timings_.factorization = seconds_since(start);
+
+    // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
+    // derives the Delassus operator W = S^-1 from it.
+    start = std::chrono::steady_clock::now();
+    Eigen::MatrixXd s_local(3 * m, 3 * m);
+    for (int j = 0; j < m; ++j)
+      for (int i = 0; i < m; ++i)
+        s_local.block<3, 3>(3 * i, 3 * j) =
+            contact_->frame(i) * s_xyz.block<3, 3>(3 * i, 3 * j) * contact_->frame(j).transpose();
+    contact_->set_condensed_stiffness(std::move(s_local), rho_override);
+    timings_.delassus = seconds_since(start);
+  }
 
   // Load patterns and their free motions, all in one multi-column solve.
   const int n_free = partition_->n_free();
@@ -192,6 +206,19 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   slip_sum_.assign(m, Eigen::Vector3d::Zero());
   slip_length_.assign(m, 0.0);
   dissipation_sum_.assign(m, 0.0);
+}
+
+bool Analysis::can_share_setup_with(const Analysis& other) const {
+  // Compared on what the set-up is made of, not on the case text: the same
+  // mesh object, material, prescribed dofs, contact dofs and local frames.
+  if (&other.mesh_ != &mesh_ || other.case_.material.young != case_.material.young ||
+      other.case_.material.poisson != case_.material.poisson ||
+      other.partition_->prescribed_dofs() != partition_->prescribed_dofs() ||
+      other.contact_free_dofs_ != contact_free_dofs_)
+    return false;
+  for (int i = 0; i < contact_->n_nodes(); ++i)
+    if (other.contact_->frame(i) != contact_->frame(i)) return false;
+  return true;
 }
 
 void Analysis::prescribed_values(double position, Eigen::VectorXd& u_prescribed) const {

@@ -49,7 +49,13 @@ class Analysis {
  public:
   /// Validates the case against the mesh (sets, conflicting conditions,
   /// contact nodes not prescribed), assembles, factorizes and condenses.
-  Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver = nullptr);
+  /// If `same_body` is given and has the same mesh object, material,
+  /// prescribed dofs, contact nodes and contact frames, its stiffness,
+  /// factorization and condensed operators are shared instead (only the
+  /// friction laws, loads and programs differ); it must outlive this one's
+  /// set-up (the factorization is shared, so it may be destroyed after).
+  Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver = nullptr,
+           const Analysis* same_body = nullptr);
 
   /// Solves from the converged state to `position` of the load program.
   /// Throws NumericalError (state unchanged) when the increment does not
@@ -63,6 +69,8 @@ class Analysis {
   [[nodiscard]] int n_free() const { return partition_->n_free(); }
   [[nodiscard]] const SetupTimings& timings() const { return timings_; }
   [[nodiscard]] double factor_nonzeros() const { return solver_->factor_nonzeros(); }
+  /// True if the set-up came from another analysis (see the constructor).
+  [[nodiscard]] bool shares_setup() const { return shares_setup_; }
   /// The BLAS/LAPACK threads in effect (solver.blas_threads), as text.
   [[nodiscard]] const std::string& blas_threads() const { return blas_threads_; }
 
@@ -90,6 +98,7 @@ class Analysis {
   [[nodiscard]] Eigen::Vector3d contact_reaction(int i) const;
 
  private:
+  [[nodiscard]] bool can_share_setup_with(const Analysis& other) const;
   void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
   void external_forces_at(double position, Eigen::VectorXd& f) const;
 
@@ -98,7 +107,7 @@ class Analysis {
   Matrix6d d_;
   SparseMatrix k_, k_ff_, k_fp_;
   std::unique_ptr<DofPartition> partition_;
-  std::unique_ptr<LinearSolver> solver_;
+  std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;
   std::vector<int> contact_mesh_nodes_;
   std::vector<int> contact_free_dofs_;  // 3 per contact node, indices into the free dofs
@@ -113,6 +122,7 @@ class Analysis {
   Eigen::MatrixXd pattern_loads_, pattern_motions_;
   SetupTimings timings_;
   std::string blas_threads_;
+  bool shares_setup_ = false;
 
   double position_ = 0.0;
   Eigen::VectorXd u_, f_ext_, r_;

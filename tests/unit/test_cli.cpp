@@ -269,6 +269,68 @@ TEST_F(Cli, NumericalFailureStopsCleanlyAndKeepsConvergedSteps) {
   EXPECT_EQ(lines, 1 + converged);
 }
 
+/// The history of a run without its last column (the step's wall time).
+std::string history_without_times(const fs::path& file) {
+  std::ifstream in(file);
+  std::string text;
+  for (std::string line; std::getline(in, line);) text += line.substr(0, line.rfind(',')) + "\n";
+  return text;
+}
+
+TEST_F(Cli, SeveralCasesInOneRunShareTheSetUpAndGiveTheSameResults) {
+  // Same body, supports and contact nodes; different friction laws and
+  // loads: the second and third share the first's set-up. The fourth has
+  // another material and is set up on its own.
+  const std::string iso = small_case;
+  const std::string ortho = replaced(small_case, "friction: {mu: 0.3}",
+                                     "friction: {mu1: 0.3, mu2: 0.1, p1: 0.05, p2: 0.2}");
+  const std::string deeper = replaced(small_case, "z: -0.01", "z: -0.02");
+  const std::string softer = replaced(small_case, "young: 1000", "young: 500");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"iso", iso}, {"ortho", ortho}, {"deeper", deeper}, {"softer", softer}};
+  std::string together = "run --quiet";
+  for (const auto& [name, text] : cases) {
+    const fs::path file = write(name + ".yaml", text);
+    together.append(" ").append(quoted(file));
+    std::string command = "run --quiet ";
+    command.append(quoted(file)).append(" --output ").append(quoted(dir_ / ("alone_" + name)));
+    const Outcome alone = bipo(command);
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  }
+  const Outcome o = bipo(together);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const auto& [name, text] : cases) {
+    const fs::path shared = dir_ / "results" / name;
+    const fs::path alone = dir_ / ("alone_" + name);
+    EXPECT_EQ(history_without_times(shared / "history.csv"),
+              history_without_times(alone / "history.csv"))
+        << name;
+    const auto j = nlohmann::json::parse(slurp(shared / "summary.json"));
+    EXPECT_EQ(j.value("status", ""), "completed") << name;
+    EXPECT_EQ(j.value("setup_shared", true), name == "ortho" || name == "deeper") << name;
+    EXPECT_FALSE(nlohmann::json::parse(slurp(alone / "summary.json")).value("setup_shared", true));
+  }
+}
+
+TEST_F(Cli, SeveralCasesWithOneOutputFolderAreAnInputError) {
+  const fs::path a = write("a.yaml", small_case);
+  const fs::path b = write("b.yaml", small_case);
+  const Outcome o = bipo("run " + quoted(a) + " " + quoted(b) + " --output out");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("single case file"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+}
+
+TEST_F(Cli, ABadCaseAmongSeveralStopsBeforeAnyRun) {
+  const fs::path good = write("good.yaml", small_case);
+  const fs::path bad = write("bad.yaml", replaced(small_case, "young: 1000", "young: stiff"));
+  const Outcome o = bipo("run " + quoted(good) + " " + quoted(bad));
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("bad.yaml:2:"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "results")) << "a case ran although another one is invalid";
+}
+
 TEST_F(Cli, MissingCaseFileIsAnInputError) {
   const Outcome o = bipo("check does_not_exist.yaml");
   EXPECT_EQ(o.exit_code, 2) << o.err;
