@@ -108,6 +108,11 @@ class NodeToPlaneContact {
                                              double law_tolerance, int max_iterations) const;
   ContactSolveReport solve_gauss_seidel(const Eigen::VectorXd& q, Eigen::VectorXd& r,
                                         double law_tolerance, int max_sweeps) const;
+  /// Continuation in the sliding coefficients from the associated law to the
+  /// planes' laws, a semi-smooth Newton solve per stage (solve() falls back on
+  /// it for non-associated laws). `r` is the starting point of the first stage.
+  ContactSolveReport solve_by_continuation(const Eigen::VectorXd& q, Eigen::VectorXd& r,
+                                           double law_tolerance, int max_iterations) const;
 
   /// Nodal forces of the reactions on the body (3m, global components).
   [[nodiscard]] Eigen::VectorXd nodal_forces(const Eigen::VectorXd& r) const;
@@ -137,6 +142,10 @@ class NodeToPlaneContact {
   /// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (SPEC
   /// 3.2), and optionally its derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i.
   void set_rho(const std::vector<double>& rho_override);
+  [[nodiscard]] bool has_non_associated_law() const;
+  /// The law of node i in the current solve: its plane's, or a stage's of
+  /// solve_by_continuation.
+  [[nodiscard]] const FrictionLaw& law_of(int i) const;
   /// The stopping test of both iterations: scaled certificate, penetration
   /// and fixed-point residual F (of v, r) all below the tolerance.
   bool has_converged(const Eigen::VectorXd& v, const Eigen::VectorXd& r, const Eigen::VectorXd& f,
@@ -153,6 +162,8 @@ class NodeToPlaneContact {
   // Scratch storage of the Newton step's dense matrix, kept between calls
   // (so solve() must not run concurrently on one object).
   mutable std::vector<double> newton_matrix_;
+  // The laws of the current continuation stage (one per plane), or null.
+  mutable const std::vector<FrictionLaw>* continuation_laws_ = nullptr;
 };
 
 }  // namespace bipo

@@ -3,7 +3,8 @@
 // for the three kinds of law: the semi-smooth Newton iteration must reach
 // the law at every node (checked independently with the certificate G of
 // SPEC 3.1, the cone and the gap), and for associated laws, whose increment
-// problem has a unique solution, agree with the Gauss-Seidel sweeps.
+// problem has a unique solution, agree with the Gauss-Seidel sweeps; the
+// continuation from the associated law must reach the non-associated one.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
@@ -119,6 +120,22 @@ TEST_P(CondensedContact, NewtonAgreesWithGaussSeidelWhenTheSolutionIsUnique) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Laws, CondensedContact, ::testing::Values(0, 1, 2));
+
+TEST(CondensedContactContinuation, ReachesTheNonAssociatedLawFromTheAssociatedOne) {
+  // The fallback of solve() for non-associated laws, called directly: its
+  // end point must satisfy the target law (not an intermediate stage's) at
+  // every node, and solve() must leave the planes' laws as they were.
+  const FrictionLaw law = law_case(2).law;
+  const NodeToPlaneContact contact = make_contact(law);
+  const Eigen::VectorXd q = free_motion();
+  Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * kNodes);
+  const ContactSolveReport report = contact.solve_by_continuation(q, r, 1e-12, 500);
+  ASSERT_TRUE(report.converged) << "scaled certificate " << report.scaled_certificate;
+  EXPECT_GT(report.newton_iterations, 0);
+  expect_law_holds(contact, law, q, r);
+  EXPECT_EQ(contact.planes()[0].law.p1(), law.p1());
+  EXPECT_EQ(contact.planes()[0].law.p2(), law.p2());
+}
 
 }  // namespace
 }  // namespace bipo
