@@ -307,9 +307,10 @@ ContactSolveReport NodeToPlaneContact::solve_by_continuation(const Eigen::Vector
   // associated law) to their values (t = 1): p_k(t) = mu_k + t (p_k - mu_k),
   // the cone itself unchanged. Each stage starts Newton from the previous
   // stage's solution; a stage that fails is retried with half the step in t,
-  // a stage that succeeds doubles it (at most 1/4). Measured on the refined
-  // punch of case C (1313 contact nodes), whose first unloading increment
-  // neither Newton nor Gauss-Seidel solved: 11 stages of 2-8 Newton steps.
+  // a stage that succeeds doubles it (at most 1/4). On the refined punch of
+  // case C (1313 contact nodes), whose first unloading increment neither
+  // Newton nor Gauss-Seidel solved, a first trial with fixed steps of 0.1
+  // solved every stage in 2-8 Newton steps.
   constexpr double min_step = 1.0 / 1024.0;
   ContactSolveReport report;
   std::vector<FrictionLaw> laws;
