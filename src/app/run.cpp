@@ -611,12 +611,6 @@ void run_on_mesh(const Case& c, const Mesh& mesh, std::unique_ptr<Analysis>& ana
 
 }  // namespace
 
-void run_case(const Case& c, const RunOptions& options, std::ostream& log) {
-  const Mesh mesh = load_mesh(c);
-  std::unique_ptr<Analysis> analysis;
-  run_on_mesh(c, mesh, analysis, options, log);
-}
-
 int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log) {
   if (options.output_directory && cases.size() > 1)
     throw InputError("--output names one results folder: give a single case file with it");

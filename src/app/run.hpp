@@ -22,23 +22,22 @@ struct RunOptions {
   bool quiet = false;                                     ///< no progress lines
 };
 
-/// Runs a case and writes its results. Progress lines go to `log` (one per
-/// increment). Throws InputError or NumericalError; on a NumericalError the
-/// results of the converged increments are kept and the summary says "failed".
-void run_case(const Case& c, const RunOptions& options, std::ostream& log);
-
-/// Runs cases one after the other in this process (`bipo run` with several
-/// case files). A case whose mesh source (file or generator parameters) is
-/// that of the case before reuses its mesh; if its material, supports,
-/// contact nodes and planes' frames are the same too, it also shares that
-/// case's set-up (assembly, factorization, condensed operators), so a family
-/// of cases that differ in friction law, loads or outputs is set up once.
+/// Runs cases one after the other in this process (`bipo run` with one or
+/// several case files) and writes their results; progress lines (one per
+/// increment) go to `log`. A failed case keeps the results of its converged
+/// increments, and its summary says "failed".
+///
+/// A case whose mesh source (file or generator parameters) is that of the
+/// case before reuses its mesh; if its material, supports, contact nodes and
+/// planes' frames are the same too, it also shares that case's set-up
+/// (assembly, factorization, condensed operators), so a family of cases that
+/// differ in friction law, loads or outputs is set up once.
+///
 /// Errors of a case are written to `log` ("bipo: input error: ...",
-/// "bipo: numerical failure: ...", prefixed with the case file when there
-/// are several) and the next case runs. Returns the exit status: 0 if every
-/// case completed, 2 if any had an input error, else 3 if any failed
-/// numerically. Throws InputError if an output folder is forced for several
-/// cases.
+/// "bipo: numerical failure: ...", prefixed with the case file when there are
+/// several) and the next case runs. Returns the exit status: 0 if every case
+/// completed, 2 if any had an input error, else 3 if any failed numerically.
+/// Throws InputError if an output folder is forced for several cases.
 int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log);
 
 /// Validates a case: reads it, builds the mesh and checks every set name and

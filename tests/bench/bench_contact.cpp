@@ -224,13 +224,7 @@ int main(int argc, char** argv) {
   refined_params.layers = 24;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
-    auto value = [&]() -> const char* {
-      if (a + 1 >= argc) {
-        usage();
-        std::exit(2);
-      }
-      return argv[++a];
-    };
+    auto value = [&] { return bench::option_value(argc, argv, a, usage); };
     if (arg == "--reps") {
       reps = std::max(1, std::atoi(value()));
     } else if (arg == "--budget") {

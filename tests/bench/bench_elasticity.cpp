@@ -182,13 +182,7 @@ int main(int argc, char** argv) {
   int reps_override = 0, n_increments = 5;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
-    auto value = [&]() -> const char* {
-      if (a + 1 >= argc) {
-        usage();
-        std::exit(2);
-      }
-      return argv[++a];
-    };
+    auto value = [&] { return bench::option_value(argc, argv, a, usage); };
     if (arg == "--max-scale") {
       max_scale = std::atof(value());
     } else if (arg == "--reps") {

@@ -45,6 +45,16 @@ std::string load_average() {
   return text;
 }
 
+/// The value after option argv[a] (advancing a); prints the usage and exits
+/// with status 2 if there is none.
+inline const char* option_value(int argc, char** argv, int& a, void (*usage)()) {
+  if (a + 1 >= argc) {
+    usage();
+    std::exit(2);
+  }
+  return argv[++a];
+}
+
 /// Forwards to CHOLMOD, counting factorizations and timing single-RHS solves.
 struct SolverLog {
   int factorizations = 0;
