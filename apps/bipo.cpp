@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> case_files;
   std::string output_dir;
   bool quiet = false;
+  std::string jobs = "1";
   auto* run = app.add_subcommand(
       "run",
       "Run case files and write their results. With several cases, consecutive cases on the same "
@@ -32,6 +33,10 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", output_dir,
                   "Results folder (overrides output.directory; one case file only)");
   run->add_flag("-q,--quiet", quiet, "No progress lines");
+  run->add_option("-j,--jobs", jobs,
+                  "Cases run at once, on as many threads: a number, or auto for the processor "
+                  "count (the BLAS then runs on one thread per case)")
+      ->capture_default_str();
 
   auto* check = app.add_subcommand("check", "Validate a case file and its mesh without solving");
   check->add_option("case", case_file, "YAML case file")->required();
@@ -68,6 +73,7 @@ int main(int argc, char** argv) {
       bipo::RunOptions options;
       if (!output_dir.empty()) options.output_directory = std::filesystem::absolute(output_dir);
       options.quiet = quiet;
+      options.jobs = bipo::parse_jobs(jobs);
       // Every case file is read before anything runs: an error in any of
       // them stops the command before it writes results.
       std::vector<bipo::Case> cases;

@@ -5,9 +5,11 @@ Runs `bipo run cases/punch_X.yaml --quiet` for X in A, B, C, interleaved,
 REPS times each (after one warm-up run of each), into a temporary folder, and
 prints as a Markdown table the median wall time of the whole process and the
 medians of the phase times that bipo reports in summary.json (`seconds`).
-Then times REPS runs of the three cases in one process
-(`bipo run cases/punch_A.yaml cases/punch_B.yaml cases/punch_C.yaml`, one
-set-up shared), writing to the cases' own results folders.
+Then times REPS runs of the three cases in one process (one set-up shared),
+interleaved: one after the other (`bipo run --jobs 1 cases/punch_A.yaml
+cases/punch_B.yaml cases/punch_C.yaml`) and two at a time, longest first
+(`bipo run --jobs 2 cases/punch_C.yaml cases/punch_B.yaml cases/punch_A.yaml`),
+writing to the cases' own results folders; wall and CPU (user + system) time.
 
     scripts/punch_speed.py [--bipo build/release/bipo] [--reps 5] [--cases A B C]
 
@@ -17,6 +19,7 @@ shared machine other processes change them a lot.
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -77,14 +80,23 @@ def main():
               f"{s['total_newton_iterations']} / {s['total_sweeps']} |")
     print(f"\nsum of the medians: {total:.2f} s ({args.reps} runs of each case after a warm-up)")
 
+    # The cases in one process: one after the other, and two at a time
+    # (--jobs 2, longest first: C, B, A), interleaved; wall and CPU time.
     files = [os.path.join(ROOT, "cases", f"punch_{c}.yaml") for c in args.cases]
-    together = []
+    variants = {"one after the other": ["--jobs", "1", *files],
+                "two at a time (--jobs 2, longest first)": ["--jobs", "2", *reversed(files)]}
+    times = {name: ([], []) for name in variants}
     for _ in range(args.reps):
-        start = time.perf_counter()
-        subprocess.run([args.bipo, "run", *files, "--quiet"], check=True)
-        together.append(time.perf_counter() - start)
-    print(f"the same cases in one process (one set-up): median {statistics.median(together):.2f} s"
-          f" ({args.reps} runs)")
+        for name, arguments in variants.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([args.bipo, "run", *arguments, "--quiet"], check=True)
+            times[name][0].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times[name][1].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    for name, (wall, cpu) in times.items():
+        print(f"the same cases in one process, {name}: median {statistics.median(wall):.2f} s "
+              f"(CPU {statistics.median(cpu):.2f} s; {args.reps} runs)")
     print("load average at end: %.2f %.2f %.2f" % os.getloadavg())
 
 

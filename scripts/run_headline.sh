@@ -31,7 +31,11 @@ for c in "${cases[@]}"; do
 done
 echo
 echo "=== punch cases ${cases[*]} ==="
-./build/release/bipo run "${files[@]}" || true
+# Two or more at once (one thread per case, as many as the machine has
+# processors), the slowest case (C) first so that the others share the rest.
+ordered=()
+for ((i = ${#files[@]} - 1; i >= 0; i--)); do ordered+=("${files[$i]}"); done
+./build/release/bipo run --jobs auto "${ordered[@]}" || true
 failed=()
 for c in "${cases[@]}"; do
   completed "$c" || failed+=("$c")

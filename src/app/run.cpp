@@ -3,14 +3,20 @@
 #include <sys/resource.h>
 
 #include <Eigen/Geometry>
+#include <algorithm>
+#include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <iomanip>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include "io/errors.hpp"
 #include "io/vtk_output.hpp"
@@ -18,6 +24,7 @@
 #include "mesh/gmsh_io.hpp"
 #include "mesh/quality.hpp"
 #include "solver/analysis.hpp"
+#include "solver/blas_threads.hpp"
 #include "solver/driver.hpp"
 #include "version.hpp"
 
@@ -48,6 +55,34 @@ bool wants(const OutputSettings& o, const std::string& field) {
     if (f == field) return true;
   return false;
 }
+
+/// Where the progress and error lines of one case go. Cases may run at once
+/// (RunOptions::jobs): each line is written whole under one lock, prefixed
+/// with its case file's name when several cases run at once.
+class CaseLog {
+ public:
+  CaseLog(std::ostream& out, std::mutex& mutex, std::string prefix)
+      : out_(out), mutex_(mutex), prefix_(std::move(prefix)) {}
+  /// Writes `text` (whole lines, each ending in a newline) and flushes;
+  /// without the prefix for lines that name their case themselves.
+  void write(const std::string& text, bool with_prefix = true) {
+    std::string prefixed;
+    std::size_t begin = 0;
+    while (with_prefix && begin < text.size()) {
+      const std::size_t end = std::min(text.find('\n', begin), text.size() - 1) + 1;
+      prefixed += prefix_;
+      prefixed.append(text, begin, end - begin);
+      begin = end;
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    out_ << (with_prefix ? prefixed : text) << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  std::mutex& mutex_;
+  std::string prefix_;
+};
 
 /// A probe resolved to a contact node.
 struct ResolvedProbe {
@@ -89,7 +124,7 @@ ContactSurface contact_surface(const Analysis& analysis) {
 /// Writes every result file of a run as the steps converge.
 class ResultWriter {
  public:
-  ResultWriter(const Analysis& analysis, fs::path directory, bool quiet, std::ostream& log)
+  ResultWriter(const Analysis& analysis, fs::path directory, bool quiet, CaseLog& log)
       : analysis_(analysis), dir_(std::move(directory)), quiet_(quiet), log_(log) {
     const Case& c = analysis.case_description();
     fs::create_directories(dir_);
@@ -223,7 +258,7 @@ class ResultWriter {
            << "  G " << std::scientific << std::setprecision(1) << step.scaled_certificate
            << "  open/stick/slip " << step.n_open << "/" << step.n_stick << "/" << step.n_slip
            << "  " << std::fixed << std::setprecision(3) << seconds << " s\n";
-      log_ << line.str() << std::flush;
+      log_.write(line.str());
     }
   }
 
@@ -528,7 +563,7 @@ class ResultWriter {
   const Analysis& analysis_;
   fs::path dir_;
   bool quiet_;
-  std::ostream& log_;
+  CaseLog& log_;
   ContactSurface surface_;
   std::vector<ResolvedProbe> probes_;
   int probe_p_ = -1;
@@ -568,32 +603,87 @@ void check_case(const Case& c, std::ostream& log) {
 
 namespace {
 
-/// Runs case `c` on `mesh` (see run_cases). On entry `analysis` is the
-/// previous case's analysis on this mesh (or null), whose set-up is shared if
-/// it can be; as soon as this case is set up, it replaces the previous one
-/// (which is released; a shared factorization lives on), so that the next
-/// case can share it even if this one fails.
-void run_on_mesh(const Case& c, const Mesh& mesh, std::unique_ptr<Analysis>& analysis_slot,
-                 const RunOptions& options, std::ostream& log) {
+/// The set-ups that the cases of one mesh share (see run_cases). The first
+/// case to start sets up; cases that start meanwhile wait for it rather than
+/// repeat the factorization, then share it or, for another body or supports,
+/// set up on their own, and their set-up is offered to the later cases too.
+class SharedSetups {
+ public:
+  struct Claim {
+    std::vector<std::shared_ptr<const Analysis>> donors;  ///< to try, in order
+    bool first = false;  ///< no donor yet: call publish() or abandon() after set-up
+  };
+  Claim claim() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !first_in_progress_; });
+    Claim c{donors_, donors_.empty()};
+    if (c.first) first_in_progress_ = true;
+    return c;
+  }
+  /// Offers a set-up to the cases that start later.
+  void publish(const Claim& claim, std::shared_ptr<const Analysis> analysis) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      donors_.push_back(std::move(analysis));
+      if (claim.first) first_in_progress_ = false;
+    }
+    ready_.notify_all();
+  }
+  /// The set-up failed (an input error of that case): the next case tries.
+  void abandon(const Claim& claim) {
+    if (!claim.first) return;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      first_in_progress_ = false;
+    }
+    ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  bool first_in_progress_ = false;
+  std::vector<std::shared_ptr<const Analysis>> donors_;
+};
+
+/// Runs case `c` on `mesh` (see run_cases), sharing the set-up of `shared`
+/// when it can.
+void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
+                 const std::optional<std::string>& blas_threads, const RunOptions& options,
+                 CaseLog& log) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string previous_case =
-      analysis_slot ? analysis_slot->case_description().source.filename().string() : "";
-  analysis_slot = std::make_unique<Analysis>(c, mesh, nullptr, analysis_slot.get());
-  Analysis& analysis = *analysis_slot;
+  const SharedSetups::Claim claim = shared.claim();
+  std::vector<const Analysis*> donors;
+  for (const auto& donor : claim.donors) donors.push_back(donor.get());
+  std::shared_ptr<Analysis> created;
+  try {
+    created = std::make_shared<Analysis>(c, mesh, nullptr, donors, blas_threads);
+  } catch (...) {
+    shared.abandon(claim);
+    throw;
+  }
+  if (!created->shares_setup())
+    shared.publish(claim, created);
+  else
+    shared.abandon(claim);
+  Analysis& analysis = *created;
   const fs::path directory = options.output_directory.value_or(c.output.directory);
   if (!options.quiet) {
-    log << "bipo " << version_string << ": " << c.source.filename().string() << ": "
-        << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
-        << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
-        << " unknowns; ";
+    std::ostringstream header;
+    header << "bipo " << version_string << ": " << c.source.filename().string() << ": "
+           << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
+           << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
+           << " unknowns; ";
     if (analysis.shares_setup())
-      log << "set-up shared with " << previous_case;
+      header << "set-up shared with "
+             << analysis.setup_donor()->case_description().source.filename().string();
     else
-      log << "set-up " << std::fixed << std::setprecision(3)
-          << analysis.timings().assembly + analysis.timings().factorization +
-                 analysis.timings().delassus
-          << " s";
-    log << "; results in " << directory.string() << "\n";
+      header << "set-up " << std::fixed << std::setprecision(3)
+             << analysis.timings().assembly + analysis.timings().factorization +
+                    analysis.timings().delassus
+             << " s";
+    header << "; results in " << directory.string() << "\n";
+    log.write(header.str(), false);
   }
   ResultWriter writer(analysis, directory, options.quiet, log);
   try {
@@ -604,40 +694,110 @@ void run_on_mesh(const Case& c, const Mesh& mesh, std::unique_ptr<Analysis>& ana
     throw;
   }
   writer.finish("completed", "", seconds_since(start));
-  if (!options.quiet)
-    log << "done in " << std::fixed << std::setprecision(3) << seconds_since(start)
-        << " s; results in " << directory.string() << "\n";
+  if (!options.quiet) {
+    std::ostringstream done;
+    done << "done in " << std::fixed << std::setprecision(3) << seconds_since(start)
+         << " s; results in " << directory.string() << "\n";
+    log.write(done.str());
+  }
+}
+
+/// Exit status of one case: 0 completed, 2 input error, 3 numerical failure,
+/// 1 any other error; the error is written to `log`.
+int run_one_case(const Case& c, const Mesh* mesh, const std::string& mesh_error,
+                 SharedSetups& shared, const std::optional<std::string>& blas_threads,
+                 const RunOptions& options, CaseLog& log, const std::string& prefix) {
+  try {
+    if (mesh == nullptr) throw InputError(mesh_error);
+    run_on_mesh(c, *mesh, shared, blas_threads, options, log);
+    return 0;
+  } catch (const InputError& e) {
+    log.write("bipo: input error: " + prefix + e.what() + "\n", false);
+    return 2;
+  } catch (const NumericalError& e) {
+    log.write("bipo: numerical failure: " + prefix + e.what() + "\n", false);
+    return 3;
+  } catch (const std::exception& e) {
+    log.write("bipo: error: " + prefix + e.what() + "\n", false);
+    return 1;
+  }
 }
 
 }  // namespace
 
+int parse_jobs(const std::string& text) {
+  if (text == "auto") return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  int jobs = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), jobs);
+  if (error != std::errc() || end != text.data() + text.size() || jobs < 1)
+    throw InputError("--jobs: expected a positive integer or auto, got '" + text + "'");
+  return jobs;
+}
+
 int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log) {
   if (options.output_directory && cases.size() > 1)
     throw InputError("--output names one results folder: give a single case file with it");
-  int status = 0;
-  std::optional<Mesh> mesh;
-  std::optional<MeshSource> mesh_source;
-  std::unique_ptr<Analysis> previous;
+  if (options.jobs < 1)
+    throw InputError("--jobs must be at least 1, got " + std::to_string(options.jobs));
+  // Two cases writing one folder would leave the results of neither (at once)
+  // or silently only the last one's (one after the other).
+  std::map<fs::path, const Case*> folders;
   for (const Case& c : cases) {
-    const std::string prefix = cases.size() > 1 ? c.source.string() + ": " : "";
-    try {
-      if (!mesh_source || !(*mesh_source == c.mesh)) {
-        previous.reset();  // it refers to the mesh being replaced
-        mesh.reset();
-        mesh_source.reset();
-        mesh = load_mesh(c);
-        mesh_source = c.mesh;
-      }
-      run_on_mesh(c, *mesh, previous, options, log);
-    } catch (const InputError& e) {
-      log << "bipo: input error: " << prefix << e.what() << "\n";
-      status = 2;
-    } catch (const NumericalError& e) {
-      log << "bipo: numerical failure: " << prefix << e.what() << "\n";
-      if (status == 0) status = 3;
-    }
+    const fs::path folder =
+        options.output_directory.value_or(c.output.directory).lexically_normal();
+    const auto [at, inserted] = folders.emplace(folder, &c);
+    if (!inserted)
+      throw InputError(c.source.string() + " and " + at->second->source.string() +
+                       " write their results to the same folder " + folder.string() +
+                       " (output.directory): give each case its own");
   }
-  return status;
+
+  const int jobs = std::min<int>(options.jobs, static_cast<int>(cases.size()));
+  // The BLAS thread count is process-wide: with cases at once each gets one
+  // thread (the library's default if the environment sets it), whatever
+  // their solver.blas_threads says.
+  std::optional<std::string> blas_threads;
+  if (jobs > 1)
+    blas_threads = apply_blas_threads(blas_threads_for(std::nullopt, 0)) + ", " +
+                   std::to_string(jobs) + " cases at once";
+  std::mutex log_mutex;
+  std::vector<int> status(cases.size(), 0);
+  // Consecutive cases with the same mesh source form a group: one mesh, and
+  // one set-up shared by those whose body, supports and contact nodes match.
+  for (std::size_t begin = 0; begin < cases.size();) {
+    std::size_t end = begin + 1;
+    while (end < cases.size() && cases[end].mesh == cases[begin].mesh) ++end;
+    std::optional<Mesh> mesh;
+    std::string mesh_error;
+    try {
+      mesh = load_mesh(cases[begin]);
+    } catch (const InputError& e) {
+      mesh_error = e.what();
+    }
+    SharedSetups shared;
+    std::atomic<std::size_t> next{begin};
+    const auto work = [&] {
+      for (std::size_t i = next++; i < end; i = next++) {
+        const std::string prefix = cases.size() > 1 ? cases[i].source.string() + ": " : "";
+        CaseLog case_log(log, log_mutex,
+                         jobs > 1 ? cases[i].source.filename().string() + ": " : "");
+        status[i] = run_one_case(cases[i], mesh ? &*mesh : nullptr, mesh_error, shared,
+                                 blas_threads, options, case_log, prefix);
+      }
+    };
+    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(jobs), end - begin);
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+    work();
+    for (auto& thread : threads) thread.join();
+    begin = end;
+  }
+  const auto any = [&](int code) {
+    return std::find(status.begin(), status.end(), code) != status.end();
+  };
+  if (any(2)) return 2;
+  if (any(3)) return 3;
+  return any(1) ? 1 : 0;
 }
 
 }  // namespace bipo

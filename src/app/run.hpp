@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "io/case_file.hpp"
@@ -20,25 +21,37 @@ namespace bipo {
 struct RunOptions {
   std::optional<std::filesystem::path> output_directory;  ///< overrides the case's
   bool quiet = false;                                     ///< no progress lines
+  int jobs = 1;                                           ///< cases run at once (threads); >= 1
 };
 
-/// Runs cases one after the other in this process (`bipo run` with one or
-/// several case files) and writes their results; progress lines (one per
-/// increment) go to `log`. A failed case keeps the results of its converged
-/// increments, and its summary says "failed".
+/// Runs cases in this process (`bipo run` with one or several case files),
+/// `options.jobs` of them at once on as many threads, in the order given, and
+/// writes their results; progress lines (one per increment, prefixed with the
+/// case file's name when cases run at once) go to `log`. A failed case keeps
+/// the results of its converged increments, and its summary says "failed".
 ///
-/// A case whose mesh source (file or generator parameters) is that of the
-/// case before reuses its mesh; if its material, supports, contact nodes and
-/// planes' frames are the same too, it also shares that case's set-up
-/// (assembly, factorization, condensed operators), so a family of cases that
-/// differ in friction law, loads or outputs is set up once.
+/// Consecutive cases with the same mesh source (file or generator
+/// parameters) read or generate it once. Among them, the first to start sets
+/// up (assembly, factorization, condensed operators) and the others whose
+/// material, supports, contact nodes and planes' frames are the same share
+/// that set-up, so a family of cases that differ in friction law, loads or
+/// outputs is set up once, also when they run at once. With jobs > 1 the
+/// BLAS runs on one thread (the process-wide setting cannot differ between
+/// cases running at once; the environment's OPENBLAS_NUM_THREADS or
+/// OMP_NUM_THREADS, if set, is left in effect).
 ///
 /// Errors of a case are written to `log` ("bipo: input error: ...",
 /// "bipo: numerical failure: ...", prefixed with the case file when there are
-/// several) and the next case runs. Returns the exit status: 0 if every case
-/// completed, 2 if any had an input error, else 3 if any failed numerically.
-/// Throws InputError if an output folder is forced for several cases.
+/// several) and the other cases run. Returns the exit status: 0 if every case
+/// completed, 2 if any had an input error, else 3 if any failed numerically,
+/// else 1 if any had another error. Throws InputError before running anything
+/// if an output folder is forced for several cases, if two cases would write
+/// to the same folder, or if jobs < 1.
 int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log);
+
+/// The --jobs value: a positive integer, or "auto" for the number of
+/// processors the machine reports (at least 1). Throws InputError otherwise.
+[[nodiscard]] int parse_jobs(const std::string& text);
 
 /// Validates a case: reads it, builds the mesh and checks every set name and
 /// condition against it, without solving. Prints a short description.

@@ -19,6 +19,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -136,6 +137,10 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
                  const std::vector<std::array<int, N>>& cells, int vtk_type,
                  const std::vector<PointField>& point_fields,
                  const std::vector<CellField>& cell_fields) {
+  // VTK does not promise that pipelines in different threads are independent
+  // (object factories, output window): cases running at once take turns.
+  static std::mutex vtk_mutex;
+  const std::lock_guard<std::mutex> lock(vtk_mutex);
   const std::size_t n_points = points.size();
   check_unique_names(point_fields, "point");
   check_unique_names(cell_fields, "cell");

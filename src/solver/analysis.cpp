@@ -35,7 +35,8 @@ const char* component_name(int c) {
 }  // namespace
 
 Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver,
-                   const Analysis* same_body)
+                   const std::vector<const Analysis*>& same_body,
+                   std::optional<std::string> blas_threads_set_by_caller)
     : case_(c), mesh_(mesh), solver_(std::move(solver)) {
   const int n_dofs = 3 * mesh_.n_nodes();
   const std::string where = case_.source.string() + ": ";
@@ -133,21 +134,28 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       contact_free_dofs_.push_back(partition_->free_index(3 * node + comp));
 
   blas_threads_ =
-      apply_blas_threads(blas_threads_for(case_.solver.blas_threads, partition_->n_free()));
+      blas_threads_set_by_caller
+          ? std::move(*blas_threads_set_by_caller)
+          : apply_blas_threads(blas_threads_for(case_.solver.blas_threads, partition_->n_free()));
 
   std::vector<double> rho_override;
   for (const auto& cp : case_.contacts) rho_override.push_back(cp.rho.value_or(0.0));
-  if (same_body != nullptr && can_share_setup_with(*same_body)) {
+  for (const Analysis* candidate : same_body)
+    if (candidate != nullptr && can_share_setup_with(*candidate)) {
+      setup_donor_ = candidate;
+      break;
+    }
+  if (setup_donor_ != nullptr) {
     // The same body, supports and contact nodes: the stiffness, its
-    // factorization and the condensed operators are those of `same_body`.
-    d_ = same_body->d_;
-    k_ = same_body->k_;
-    k_ff_ = same_body->k_ff_;
-    k_fp_ = same_body->k_fp_;
-    solver_ = same_body->solver_;
-    contact_->set_condensed_operators(same_body->contact_->condensed_stiffness(),
-                                      same_body->contact_->delassus(), rho_override);
-    shares_setup_ = true;
+    // factorization and the condensed operators are those of the donor.
+    const Analysis& donor = *setup_donor_;
+    d_ = donor.d_;
+    k_ = donor.k_;
+    k_ff_ = donor.k_ff_;
+    k_fp_ = donor.k_fp_;
+    solver_ = donor.solver_;
+    contact_->set_condensed_operators(donor.contact_->condensed_stiffness(),
+                                      donor.contact_->delassus(), rho_override);
   } else {
     if (!solver_) solver_ = make_cholmod_solver();
     // --- stiffness, once (SPEC 1) ---------------------------------------------

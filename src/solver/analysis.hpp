@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,13 +50,18 @@ class Analysis {
  public:
   /// Validates the case against the mesh (sets, conflicting conditions,
   /// contact nodes not prescribed), assembles, factorizes and condenses.
-  /// If `same_body` is given and has the same mesh object, material,
-  /// prescribed dofs, contact nodes and contact frames, its stiffness,
-  /// factorization and condensed operators are shared instead (only the
-  /// friction laws, loads and programs differ); it must outlive this one's
-  /// set-up (the factorization is shared, so it may be destroyed after).
+  /// If one of `same_body` (the first such) has the same mesh object,
+  /// material, prescribed dofs, contact nodes and contact frames, its
+  /// stiffness, factorization and condensed operators are shared instead
+  /// (only the friction laws, loads and programs differ); it must outlive
+  /// this one's set-up (the factorization is shared, so it may be destroyed
+  /// after), and it may be running meanwhile (only its set-up is read).
+  /// `blas_threads_set_by_caller`: the caller has set the BLAS threads for
+  /// several analyses at once and says what is in effect; this one then
+  /// leaves them alone (otherwise it applies solver.blas_threads).
   Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver = nullptr,
-           const Analysis* same_body = nullptr);
+           const std::vector<const Analysis*>& same_body = {},
+           std::optional<std::string> blas_threads_set_by_caller = std::nullopt);
 
   /// Solves from the converged state to `position` of the load program.
   /// Throws NumericalError (state unchanged) when the increment does not
@@ -69,8 +75,10 @@ class Analysis {
   [[nodiscard]] int n_free() const { return partition_->n_free(); }
   [[nodiscard]] const SetupTimings& timings() const { return timings_; }
   [[nodiscard]] double factor_nonzeros() const { return solver_->factor_nonzeros(); }
-  /// True if the set-up came from another analysis (see the constructor).
-  [[nodiscard]] bool shares_setup() const { return shares_setup_; }
+  /// The analysis whose set-up this one shares (see the constructor), or
+  /// null; valid only as long as that analysis lives.
+  [[nodiscard]] const Analysis* setup_donor() const { return setup_donor_; }
+  [[nodiscard]] bool shares_setup() const { return setup_donor_ != nullptr; }
   /// The BLAS/LAPACK threads in effect (solver.blas_threads), as text.
   [[nodiscard]] const std::string& blas_threads() const { return blas_threads_; }
 
@@ -122,7 +130,7 @@ class Analysis {
   Eigen::MatrixXd pattern_loads_, pattern_motions_;
   SetupTimings timings_;
   std::string blas_threads_;
-  bool shares_setup_ = false;
+  const Analysis* setup_donor_ = nullptr;  // not owned; may be gone after set-up
 
   double position_ = 0.0;
   Eigen::VectorXd u_, f_ext_, r_;

@@ -4,6 +4,7 @@
 #include <cholmod.h>
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 
 #include "io/errors.hpp"
@@ -183,6 +184,9 @@ class CholmodSolver final : public LinearSolver {
     rhs.x = const_cast<double*>(b.data());
     rhs.xtype = CHOLMOD_REAL;
     rhs.dtype = CHOLMOD_DOUBLE;
+    // cholmod_common holds workspace and counters that cholmod_solve
+    // updates: analyses sharing this factorization take turns.
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
     cholmod_dense* solution = cholmod_solve(CHOLMOD_A, factor_, &rhs, &common_);
     if (!solution) throw NumericalError("CHOLMOD solve failed");
     x = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(solution->x), b.rows(),
@@ -200,6 +204,7 @@ class CholmodSolver final : public LinearSolver {
 
  private:
   mutable cholmod_common common_{};
+  mutable std::mutex solve_mutex_;
   cholmod_factor* factor_ = nullptr;
   Eigen::Index n_ = 0;
 };

@@ -27,6 +27,8 @@ class LinearSolver {
   virtual Eigen::MatrixXd factorize_and_condense(const SparseMatrix& a,
                                                  const std::vector<int>& condensed);
   /// Solves A X = B for one or several right-hand sides (columns of b).
+  /// Safe to call from several threads at once (analyses running at once
+  /// share a factorization); a backend whose library is not serializes.
   virtual void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const = 0;
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;

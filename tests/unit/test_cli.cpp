@@ -312,6 +312,74 @@ TEST_F(Cli, SeveralCasesInOneRunShareTheSetUpAndGiveTheSameResults) {
   }
 }
 
+TEST_F(Cli, SeveralCasesAtOnceGiveTheSameResultsAsOneAfterTheOther) {
+  // The cases of the test above, three at a time (--jobs 3): each result is
+  // byte-identical to the case run alone, the set-up is shared the same way,
+  // and progress lines say which case they belong to.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"iso", small_case},
+      {"ortho", replaced(small_case, "friction: {mu: 0.3}",
+                         "friction: {mu1: 0.3, mu2: 0.1, p1: 0.05, p2: 0.2}")},
+      {"deeper", replaced(small_case, "z: -0.01", "z: -0.02")},
+      {"softer", replaced(small_case, "young: 1000", "young: 500")}};
+  std::string together = "run --jobs 3";
+  for (const auto& [name, text] : cases) {
+    const fs::path file = write(name + ".yaml", text);
+    together.append(" ").append(quoted(file));
+    std::string command = "run --quiet ";
+    command.append(quoted(file)).append(" --output ").append(quoted(dir_ / ("alone_" + name)));
+    const Outcome alone = bipo(command);
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  }
+  const Outcome o = bipo(together);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  int shared = 0;
+  for (const auto& [name, text] : cases) {
+    const fs::path at_once = dir_ / "results" / name;
+    const fs::path alone = dir_ / ("alone_" + name);
+    EXPECT_EQ(history_without_times(at_once / "history.csv"),
+              history_without_times(alone / "history.csv"))
+        << name;
+    for (const char* file : {"cycles.csv", "maps/step_000002.csv"}) {
+      ASSERT_TRUE(fs::exists(at_once / file)) << name << " " << file;
+      EXPECT_EQ(slurp(at_once / file), slurp(alone / file)) << name << " " << file;
+    }
+    const auto j = nlohmann::json::parse(slurp(at_once / "summary.json"));
+    EXPECT_EQ(j.value("status", ""), "completed") << name;
+    shared += j.value("setup_shared", false) ? 1 : 0;
+    if (name == "softer") {
+      EXPECT_FALSE(j.value("setup_shared", true)) << "another material";
+    }
+    EXPECT_NE(o.err.find(name + ".yaml: increment"), std::string::npos) << o.err;
+  }
+  // iso, ortho and deeper are one body: whichever starts first sets up.
+  EXPECT_EQ(shared, 2);
+}
+
+TEST_F(Cli, JobsIsAPositiveNumberOrAuto) {
+  const fs::path c = write("good.yaml", small_case);
+  for (const char* jobs : {"0", "-1", "two", "2x"}) {
+    const Outcome o = bipo("run " + quoted(c) + " --jobs=" + jobs);
+    EXPECT_EQ(o.exit_code, 2) << jobs << ": " << o.err;
+    EXPECT_NE(o.err.find("--jobs"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir_ / "results")) << jobs;
+  }
+  const Outcome o = bipo("run --quiet --jobs auto " + quoted(c));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+}
+
+TEST_F(Cli, TwoCasesWritingOneFolderAreAnInputError) {
+  const std::string text = small_case + "output: {directory: same}\n";
+  const fs::path a = write("a.yaml", text);
+  const fs::path b = write("b.yaml", text);
+  const Outcome o = bipo("run " + quoted(a) + " " + quoted(b));
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("a.yaml"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("b.yaml"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("same folder"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "same")) << "a case ran although the folders clash";
+}
+
 TEST_F(Cli, SeveralCasesWithOneOutputFolderAreAnInputError) {
   const fs::path a = write("a.yaml", small_case);
   const fs::path b = write("b.yaml", small_case);
