@@ -56,6 +56,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   mesh_cylinder->add_option("--layers", cylinder.layers, "Elements along the axis")
       ->capture_default_str();
+  mesh_cylinder
+      ->add_option("--rim-grading", cylinder.rim_grading,
+                   "Grading toward the rim in the ring blocks (>= 1, 1 = uniform)")
+      ->capture_default_str();
+  mesh_cylinder
+      ->add_option("--bottom-grading", cylinder.bottom_grading,
+                   "Grading of the layers toward z = 0 (>= 1, 1 = uniform)")
+      ->capture_default_str();
   mesh_cylinder->add_option("-o,--output", mesh_output, "The .msh file to write")->required();
   mesh_cylinder->add_flag("--binary", binary, "Binary instead of ASCII");
   mesh_cylinder->add_option("--format", format, "MSH format version: 4.1 or 2.2")

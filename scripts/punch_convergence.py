@@ -19,7 +19,12 @@ exceeds the tolerance.
 Usage:
   scripts/punch_convergence.py [--levels 8:4,12:6,16:8] [--cases A,B,C]
                                [--out results/convergence] [--bipo build/release/bipo]
-                               [--tolerance 0.02]
+                               [--tolerance 0.02] [--rim-grading Q] [--bottom-grading Q]
+
+--rim-grading / --bottom-grading set the cylinder's rim_grading /
+bottom_grading (docs/case-file.md) on every level; without them each level
+keeps the case file's gradings (1, uniform, where it has none). The results
+folder of a graded level is punch_<X>_<N>_<L>_r<Q>_b<Q>.
 
 A level whose results folder already holds a completed run of the same case
 text is not rerun (delete the folder to force it).
@@ -43,12 +48,31 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def case_text(case, core, layers, out_dir):
+def cylinder_map(case, core, layers, gradings):
+    """The case file's `cylinder: {...}` map with core = ring = core, the given
+    layers and, for each grading given (not None), that grading; returns
+    (text of the case with it, the map's keys and values)."""
     src = (ROOT / "cases" / f"punch_{case}_refined.yaml").read_text()
-    text, n = re.subn(r"core: \d+, ring: \d+, layers: \d+",
-                      f"core: {core}, ring: {core}, layers: {layers}", src)
-    if n != 1:
+    found = re.findall(r"cylinder: \{([^}]*)\}", src)
+    if len(found) != 1:
         sys.exit(f"punch_convergence: cannot find the cylinder mesh line in punch_{case}_refined.yaml")
+    keys = {}
+    for item in found[0].split(","):
+        key, _, value = item.partition(":")
+        keys[key.strip()] = value.strip()
+    if not {"core", "ring", "layers"} <= keys.keys():
+        sys.exit(f"punch_convergence: the cylinder map of punch_{case}_refined.yaml needs core, ring, layers")
+    keys["core"] = keys["ring"] = str(core)
+    keys["layers"] = str(layers)
+    for key, value in gradings.items():
+        if value is not None:
+            keys[key] = f"{value:g}"
+    mesh = "cylinder: {" + ", ".join(f"{k}: {v}" for k, v in keys.items()) + "}"
+    return re.sub(r"cylinder: \{[^}]*\}", lambda _: mesh, src), keys
+
+
+def case_text(case, core, layers, gradings, out_dir):
+    text, _ = cylinder_map(case, core, layers, gradings)
     text, n = re.subn(r"(?ms)^output:.*\Z",
                       f"output:\n  directory: {out_dir.resolve()}\n  vtk: false\n", text)
     if n != 1:
@@ -56,18 +80,27 @@ def case_text(case, core, layers, out_dir):
     return text
 
 
-def run_level(bipo, case, core, layers, out):
-    folder = out / f"punch_{case}_{core}_{layers}"
+def grading_of(case, gradings):
+    """(rim_grading, bottom_grading) of a run: the options, else the case file's, else 1."""
+    _, keys = cylinder_map(case, 1, 1, gradings)
+    return tuple(float(keys.get(k, "1")) for k in ("rim_grading", "bottom_grading"))
+
+
+def run_level(bipo, case, core, layers, gradings, out):
+    rim, bottom = grading_of(case, gradings)
+    suffix = "" if (rim, bottom) == (1.0, 1.0) else f"_r{rim:g}_b{bottom:g}"
+    folder = out / f"punch_{case}_{core}_{layers}{suffix}"
     folder.mkdir(parents=True, exist_ok=True)
     case_file = folder / "case.yaml"
-    text = case_text(case, core, layers, folder / "results")
+    text = case_text(case, core, layers, gradings, folder / "results")
     summary_path = folder / "results" / "summary.json"
     if case_file.exists() and case_file.read_text() == text and summary_path.exists():
         if json.loads(summary_path.read_text()).get("status") == "completed":
             return folder / "results"
     case_file.write_text(text)
     start = time.monotonic()
-    print(f"running case {case}, core = ring = {core}, {layers} layers ...", file=sys.stderr, flush=True)
+    print(f"running case {case}, core = ring = {core}, {layers} layers, rim_grading {rim:g}, "
+          f"bottom_grading {bottom:g} ...", file=sys.stderr, flush=True)
     done = subprocess.run([str(bipo), "run", str(case_file), "-q"])
     if done.returncode != 0:
         sys.exit(f"punch_convergence: bipo failed on {case_file} (exit {done.returncode})")
@@ -122,7 +155,15 @@ def main():
     parser.add_argument("--out", default=str(ROOT / "results" / "convergence"))
     parser.add_argument("--bipo", default=str(ROOT / "build" / "release" / "bipo"))
     parser.add_argument("--tolerance", type=float, default=0.02)
+    parser.add_argument("--rim-grading", type=float, default=None,
+                        help="cylinder rim_grading of every level (default: the case file's)")
+    parser.add_argument("--bottom-grading", type=float, default=None,
+                        help="cylinder bottom_grading of every level (default: the case file's)")
     args = parser.parse_args()
+    for name, value in (("--rim-grading", args.rim_grading), ("--bottom-grading", args.bottom_grading)):
+        if value is not None and not (math.isfinite(value) and value >= 1.0):
+            sys.exit(f"punch_convergence: {name} must be a finite number >= 1, got {value}")
+    gradings = {"rim_grading": args.rim_grading, "bottom_grading": args.bottom_grading}
     levels = [tuple(int(v) for v in item.split(":")) for item in args.levels.split(",")]
     if len(levels) != 3:
         sys.exit("punch_convergence: give exactly three levels, e.g. 8:4,12:6,16:8")
@@ -134,10 +175,12 @@ def main():
     lines = []
     failed = []
     for case in args.cases.split(","):
-        data = [quantities(run_level(bipo, case, core, layers, out)) for core, layers in levels]
+        data = [quantities(run_level(bipo, case, core, layers, gradings, out)) for core, layers in levels]
         names = ", ".join(f"{core}/{layers} ({info['contact_nodes']} contact nodes, {info['seconds']:.0f} s)"
                           for (core, layers), (_, info) in zip(levels, data))
-        lines.append(f"\n### Case {case}\n\nLevels core=ring/layers: {names}\n")
+        rim, bottom = grading_of(case, gradings)
+        lines.append(f"\n### Case {case}\n\nLevels core=ring/layers: {names}\n"
+                     f"Mesh grading: rim_grading {rim:g}, bottom_grading {bottom:g}\n")
         lines.append("| quantity | " + " | ".join(f"{c}/{l}" for c, l in levels)
                      + " | observed order | finest two differ by |")
         lines.append("|---|" + "---|" * (len(levels) + 2))

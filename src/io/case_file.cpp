@@ -382,7 +382,8 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
     src.file = abs;
   }
   if (const auto cyl = m.get("cylinder")) {
-    const Map c(r, *cyl, {"radius", "height", "core", "ring", "layers"});
+    const Map c(r, *cyl,
+                {"radius", "height", "core", "ring", "layers", "rim_grading", "bottom_grading"});
     CylinderParams cp;
     const auto positive = [](double v) { return v > 0.0; };
     if (const auto x = c.get("radius")) cp.radius = number(r, *x, "a number > 0", positive);
@@ -390,6 +391,11 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
     if (const auto x = c.get("core")) cp.core = integer(r, *x, "an integer >= 1", 1);
     if (const auto x = c.get("ring")) cp.ring = integer(r, *x, "an integer >= 1", 1);
     if (const auto x = c.get("layers")) cp.layers = integer(r, *x, "an integer >= 1", 1);
+    const auto at_least_one = [](double v) { return v >= 1.0; };
+    if (const auto x = c.get("rim_grading"))
+      cp.rim_grading = number(r, *x, "a number >= 1", at_least_one);
+    if (const auto x = c.get("bottom_grading"))
+      cp.bottom_grading = number(r, *x, "a number >= 1", at_least_one);
     src.cylinder = cp;
   }
   return src;

@@ -44,6 +44,12 @@ struct CylinderParams {
   int core = 8;    ///< elements along each side of the central square block
   int ring = 8;    ///< radial elements of each ring block
   int layers = 4;  ///< elements along the axis
+  /// Grading toward the rim r = radius in the ring blocks: the radial fraction
+  /// s in [0, 1] becomes 1 - (1 - s)^rim_grading (>= 1; 1 = uniform).
+  double rim_grading = 1.0;
+  /// Grading toward the bottom face z = 0: layer coordinate zeta in [0, 1]
+  /// gives z = height zeta^bottom_grading (>= 1; 1 = uniform).
+  double bottom_grading = 1.0;
   bool operator==(const CylinderParams&) const = default;
 };
 

@@ -58,6 +58,12 @@ Mesh generate_cylinder(const CylinderParams& p) {
   require(p.core >= 1, "cylinder mesh: core must be >= 1, got " + std::to_string(p.core));
   require(p.ring >= 1, "cylinder mesh: ring must be >= 1, got " + std::to_string(p.ring));
   require(p.layers >= 1, "cylinder mesh: layers must be >= 1, got " + std::to_string(p.layers));
+  require(std::isfinite(p.rim_grading) && p.rim_grading >= 1.0,
+          "cylinder mesh: rim_grading must be a finite number >= 1, got " +
+              std::to_string(p.rim_grading));
+  require(std::isfinite(p.bottom_grading) && p.bottom_grading >= 1.0,
+          "cylinder mesh: bottom_grading must be a finite number >= 1, got " +
+              std::to_string(p.bottom_grading));
   {
     const std::int64_t c = p.core, r = p.ring, l = p.layers;
     require_size((l + 1) * ((c + 1) * (c + 1) + 4 * c * r), l * (c * c + 4 * c * r),
@@ -84,8 +90,15 @@ Mesh generate_cylinder(const CylinderParams& p) {
   for (int jj = 0; jj <= n; ++jj) {
     for (int i = 0; i <= n; ++i) xy[jj * (n + 1) + i] = {a * t(i), a * t(jj)};
   }
+  // Radial fraction of ring k: k / m, or 1 - ((m - k) / m)^q graded toward the
+  // rim (exactly 1 at k = m). Uniform (q = 1) keeps the original expression.
+  const double q_rim = p.rim_grading;
+  const auto radial = [m, q_rim](int k) {
+    if (q_rim == 1.0) return static_cast<double>(k) / m;
+    return 1.0 - std::pow(static_cast<double>(m - k) / m, q_rim);
+  };
   for (int k = 1; k <= m; ++k) {
-    const double s = static_cast<double>(k) / m;
+    const double s = radial(k);
     for (int j = 0; j < n; ++j) {
       // East block in local coordinates (u outward, v counter-clockwise),
       // computed from |t| so that v is exactly odd in t and u exactly even.
@@ -142,8 +155,16 @@ Mesh generate_cylinder(const CylinderParams& p) {
 
   Mesh mesh;
   mesh.nodes.reserve(static_cast<std::size_t>(n_2d) * (n_layers + 1));
+  // Layer coordinate zeta = l / layers; z = height zeta^q graded toward the
+  // bottom face (exactly height at l = layers). Uniform (q = 1) keeps the
+  // original expression.
+  const double q_bottom = p.bottom_grading;
+  const auto axial = [n_layers, q_bottom](int l) {
+    const double zeta = static_cast<double>(l) / n_layers;
+    return q_bottom == 1.0 ? zeta : std::pow(zeta, q_bottom);
+  };
   for (int l = 0; l <= n_layers; ++l) {
-    const double z = p.height * (static_cast<double>(l) / n_layers);
+    const double z = p.height * axial(l);
     for (const auto& q : xy) mesh.nodes.emplace_back(q.x(), q.y(), z);
   }
   mesh.hexes.reserve(quads.size() * n_layers);

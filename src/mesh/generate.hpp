@@ -16,20 +16,31 @@ namespace bipo {
 /// half-side a = radius / (2 sqrt 2) (its corners on the circle r = radius/2),
 /// and four ring blocks of `ring` radial x `core` circumferential elements
 /// (4 core elements around). In a ring block the node at radial fraction s
-/// (uniform, 0 on the square, 1 on the circle) is the linear (transfinite)
-/// blend (1 - s) S + s C of the point S equally spaced along the square's edge
-/// and the point C equally spaced in angle on the circle, so the block's
-/// radial lines are straight and its diagonal lines run from the square's
-/// corners to the circle at 45 degrees. The cross-section is extruded in
-/// `layers` equal layers.
+/// (uniform unless graded, 0 on the square, 1 on the circle) is the linear
+/// (transfinite) blend (1 - s) S + s C of the point S equally spaced along the
+/// square's edge and the point C equally spaced in angle on the circle, so the
+/// block's radial lines are straight and its diagonal lines run from the
+/// square's corners to the circle at 45 degrees. The cross-section is extruded
+/// in `layers` layers (equal unless graded).
+///
+/// Optional grading toward the rim edge (r = radius, z = 0), where the stress
+/// under a bonded flat punch is singular: with q = rim_grading the ring k of
+/// m gets the radial fraction s = 1 - ((m - k) / m)^q instead of k / m, so the
+/// distance to the circle along each radial line follows the power law
+/// ((m - k) / m)^q; with q = bottom_grading the layer l of L is at
+/// z = height (l / L)^q. Both are smooth maps of a uniform parameter, so the
+/// meshes with the same q and more elements are a mapped refinement. q = 1
+/// (the default) gives the uniform mesh bit for bit.
 ///
 /// One quadrant block is computed and the others are its exact rotations by
-/// 90 degrees, so the node positions are invariant (to the last bit) under
-/// rotations by 90 degrees about z and the reflections x -> -x, y -> -y.
+/// 90 degrees (the grading depends only on the ring and layer indices), so the
+/// node positions are invariant (to the last bit) under rotations by 90
+/// degrees about z and the reflections x -> -x, y -> -y.
 /// Counts: layers * (core^2 + 4 core ring) hexahedra and
 /// (layers + 1) * ((core + 1)^2 + 4 core ring) nodes; node and hexahedron tags
 /// are 1..n. Node sets: `bottom` (z = 0), `top` (z = height), `lateral`
-/// (r = radius), `all`. Throws InputError on non-positive parameters.
+/// (r = radius), `all`. Throws InputError on non-positive parameters and on
+/// gradings that are not finite numbers >= 1.
 [[nodiscard]] Mesh generate_cylinder(const CylinderParams& p);
 
 /// A structured box [lo, hi] of nx x ny x nz hexahedra. Node (i, j, k) has

@@ -226,6 +226,8 @@ TEST_F(CaseFile, DefaultsOfAMinimalCase) {
   EXPECT_EQ(c.mesh.cylinder->radius, 10.0);
   EXPECT_EQ(c.mesh.cylinder->core, 8);
   EXPECT_EQ(c.mesh.cylinder->layers, 4);
+  EXPECT_EQ(c.mesh.cylinder->rim_grading, 1.0);
+  EXPECT_EQ(c.mesh.cylinder->bottom_grading, 1.0);
   EXPECT_TRUE(c.dirichlet.empty());
   EXPECT_TRUE(c.contacts.empty());
   EXPECT_TRUE(c.probe_p.empty());
@@ -432,6 +434,32 @@ TEST_F(CaseFile, BadProgramItems) {
   const std::string yaml3 =
       "mesh: {cylinder: {}}\nmaterial: {young: 1, poisson: 0.3}\nload_program: []\n";
   expect_error(yaml3, "load_program", 3, "got an empty list");
+}
+
+TEST_F(CaseFile, CylinderGradings) {
+  const std::string yaml =
+      "mesh:\n  cylinder: {core: 4, ring: 4, layers: 2, rim_grading: 1.5, bottom_grading: 2}\n"
+      "material: {young: 1, poisson: 0.3}\nload_program: [{to: 1, increments: 1}]\n";
+  const bipo::Case c = bipo::read_case(write(yaml));
+  ASSERT_TRUE(c.mesh.cylinder.has_value());
+  EXPECT_EQ(c.mesh.cylinder->rim_grading, 1.5);
+  EXPECT_EQ(c.mesh.cylinder->bottom_grading, 2.0);
+  EXPECT_EQ(c.mesh.cylinder->core, 4);
+
+  const std::string tail =
+      "material: {young: 1, poisson: 0.3}\nload_program: [{to: 1, increments: 1}]\n";
+  expect_error("mesh:\n  cylinder: {rim_grading: 0.5}\n" + tail, "mesh.cylinder.rim_grading", 2,
+               "expected a number >= 1, got 0.5");
+  expect_error("mesh:\n  cylinder: {rim_grading: -2}\n" + tail, "mesh.cylinder.rim_grading", 2,
+               "expected a number >= 1, got -2");
+  expect_error("mesh:\n  cylinder:\n    bottom_grading: .inf\n" + tail,
+               "mesh.cylinder.bottom_grading", 3, "expected a number >= 1, got .inf");
+  expect_error("mesh:\n  cylinder: {bottom_grading: .nan}\n" + tail, "mesh.cylinder.bottom_grading",
+               2, "expected a number >= 1, got .nan");
+  expect_error("mesh:\n  cylinder: {bottom_grading: steep}\n" + tail,
+               "mesh.cylinder.bottom_grading", 2, "expected a number >= 1, got steep");
+  expect_error("mesh:\n  cylinder: {grading: 2}\n" + tail, "mesh.cylinder.grading", 2,
+               "allowed keys: radius, height, core, ring, layers, rim_grading, bottom_grading");
 }
 
 TEST_F(CaseFile, OtherRangeAndConsistencyErrors) {

@@ -218,6 +218,16 @@ TEST_F(Cli, GeneratedMeshIsUsableByACase) {
 
   const Outcome bad_option = bipo("mesh cylinder --format 3.0 --output x.msh");
   EXPECT_NE(bad_option.exit_code, 0);
+
+  const Outcome graded = bipo(
+      "mesh cylinder --core 2 --ring 1 --layers 1 --rim-grading 2 --bottom-grading 1.5 "
+      "--output graded.msh");
+  ASSERT_EQ(graded.exit_code, 0) << graded.err;
+  EXPECT_NE(graded.out.find("34 nodes"), std::string::npos) << graded.out;
+  const Outcome bad_grading = bipo("mesh cylinder --rim-grading 0.5 --output y.msh");
+  EXPECT_EQ(bad_grading.exit_code, 2);
+  EXPECT_NE(bad_grading.err.find("rim_grading"), std::string::npos) << bad_grading.err;
+  EXPECT_FALSE(fs::exists(dir_ / "y.msh"));
 }
 
 TEST_F(Cli, RunOfTheSmallCaseCompletes) {

@@ -240,6 +240,152 @@ TEST(Cylinder, RejectsBadParameters) {
   EXPECT_NE(input_error_of([&] { (void)generate_cylinder(p); }).find("layers"), std::string::npos);
 }
 
+// ----------------------------------------------------------------- grading --
+
+CylinderParams graded(int core, int ring, int layers, double rim, double bottom) {
+  CylinderParams p;
+  p.core = core;
+  p.ring = ring;
+  p.layers = layers;
+  p.rim_grading = rim;
+  p.bottom_grading = bottom;
+  return p;
+}
+
+TEST(CylinderGrading, DefaultIsTheUniformMeshBitForBit) {
+  // The expressions of the uniform generator, evaluated independently: layer
+  // l at height (l / L), ring k on the x axis at (1 - k / m) a + (k / m) R.
+  for (const auto& [core, ring, layers] :
+       {std::array{8, 8, 4}, std::array{16, 16, 8}, std::array{12, 12, 6}, std::array{3, 5, 7}}) {
+    SCOPED_TRACE(std::to_string(core) + " " + std::to_string(ring) + " " + std::to_string(layers));
+    CylinderParams p;
+    p.core = core;
+    p.ring = ring;
+    p.layers = layers;
+    EXPECT_EQ(p.rim_grading, 1.0);
+    EXPECT_EQ(p.bottom_grading, 1.0);
+    const Mesh mesh = generate_cylinder(p);
+    EXPECT_EQ(mesh.nodes, generate_cylinder(graded(core, ring, layers, 1.0, 1.0)).nodes);
+    const int per_layer = (core + 1) * (core + 1) + 4 * core * ring;
+    for (int l = 0; l <= layers; ++l) {
+      const double z = p.height * (static_cast<double>(l) / layers);
+      for (int i = 0; i < per_layer; ++i) ASSERT_EQ(mesh.nodes[l * per_layer + i].z(), z);
+    }
+    if (core % 2 == 0) {
+      const double a = 0.5 * p.radius * std::numbers::sqrt2 / 2.0;
+      for (int k = 1; k <= ring; ++k) {
+        const double s = static_cast<double>(k) / ring;
+        const Eigen::Vector3d& x =
+            mesh.nodes[(core + 1) * (core + 1) + (k - 1) * 4 * core + core / 2];
+        EXPECT_EQ(x.x(), (1.0 - s) * a + s * p.radius) << "ring " << k;
+        EXPECT_EQ(x.y(), 0.0);
+      }
+    }
+  }
+}
+
+TEST(CylinderGrading, LayersFollowZetaToTheQ) {
+  for (const double q : {1.0, 1.5, 2.0, 3.7}) {
+    SCOPED_TRACE("q = " + std::to_string(q));
+    const CylinderParams p = graded(4, 3, 5, 1.0, q);
+    const Mesh mesh = generate_cylinder(p);
+    const int per_layer = 25 + 4 * 4 * 3;
+    for (int l = 0; l <= p.layers; ++l) {
+      const double z = p.height * std::pow(static_cast<double>(l) / p.layers, q);
+      for (int i = 0; i < per_layer; ++i) ASSERT_EQ(mesh.nodes[l * per_layer + i].z(), z);
+    }
+    for (const int i : mesh.node_set("bottom")) EXPECT_EQ(mesh.nodes[i].z(), 0.0);
+    for (const int i : mesh.node_set("top")) EXPECT_EQ(mesh.nodes[i].z(), p.height);
+    // The cross-section does not depend on the axial grading.
+    const Mesh uniform = generate_cylinder(graded(4, 3, 5, 1.0, 1.0));
+    for (int i = 0; i < mesh.n_nodes(); ++i) {
+      ASSERT_EQ(mesh.nodes[i].head<2>(), uniform.nodes[i].head<2>());
+    }
+  }
+}
+
+TEST(CylinderGrading, RimSpacingFollowsThePowerLaw) {
+  const int core = 6, ring = 5;
+  const double radius = 10.0;
+  const double a = 0.5 * radius * std::numbers::sqrt2 / 2.0;
+  for (const double q : {1.0, 1.5, 2.0, 3.0}) {
+    SCOPED_TRACE("q = " + std::to_string(q));
+    const Mesh mesh = generate_cylinder(graded(core, ring, 2, q, 1.0));
+    const int n_core = (core + 1) * (core + 1);
+    // Along every radial line of the east block, from S on the square to C on
+    // the circle: the node of ring k is on the segment SC at distance
+    // ((m - k) / m)^q |SC| from C.
+    for (int j = 0; j < core; ++j) {
+      const double t = static_cast<double>(2 * j - core) / core;
+      const double phi = 0.25 * std::numbers::pi * t;
+      const Eigen::Vector2d S(a, a * t);
+      const Eigen::Vector2d C(radius * std::cos(phi), radius * std::sin(phi));
+      const double length = (C - S).norm();
+      for (int k = 1; k <= ring; ++k) {
+        const Eigen::Vector2d x = mesh.nodes[n_core + (k - 1) * 4 * core + j].head<2>();
+        const double expected = std::pow(static_cast<double>(ring - k) / ring, q) * length;
+        EXPECT_NEAR((C - x).norm(), expected, 1e-13 * radius) << "j " << j << " ring " << k;
+        const Eigen::Vector2d d = (C - S) / length;
+        EXPECT_NEAR(d.x() * (x - S).y() - d.y() * (x - S).x(), 0.0, 1e-13 * radius);  // on SC
+      }
+      // The rim element: (1 / m)^q of the radial line, the innermost
+      // 1 - (1 - 1 / m)^q.
+      const Eigen::Vector2d last = mesh.nodes[n_core + (ring - 2) * 4 * core + j].head<2>();
+      EXPECT_NEAR((C - last).norm(), std::pow(1.0 / ring, q) * length, 1e-13 * radius);
+      const Eigen::Vector2d first = mesh.nodes[n_core + j].head<2>();
+      EXPECT_NEAR((first - S).norm(), (1.0 - std::pow(1.0 - 1.0 / ring, q)) * length,
+                  1e-13 * radius);
+    }
+    for (const int i : mesh.node_set("lateral")) {
+      EXPECT_NEAR(mesh.nodes[i].head<2>().norm(), radius, 1e-14 * radius);
+    }
+  }
+}
+
+TEST(CylinderGrading, KeepsTheExactSymmetries) {
+  using V = Eigen::Vector3d;
+  for (const auto& p :
+       {graded(6, 5, 3, 1.7, 2.3), graded(5, 4, 2, 2.0, 1.5), graded(8, 8, 2, 2.0, 2.0)}) {
+    SCOPED_TRACE(std::to_string(p.core) + " " + std::to_string(p.ring));
+    const Mesh mesh = generate_cylinder(p);
+    // To the last bit: the quadrants are exact rotations of one another.
+    EXPECT_EQ(symmetry_defect(mesh, [](const V& x) { return V(-x.y(), x.x(), x.z()); }), 0.0);
+    EXPECT_EQ(symmetry_defect(mesh, [](const V& x) { return V(-x.x(), -x.y(), x.z()); }), 0.0);
+    EXPECT_EQ(symmetry_defect(mesh, [](const V& x) { return V(x.y(), -x.x(), x.z()); }), 0.0);
+    EXPECT_EQ(symmetry_defect(mesh, [](const V& x) { return V(-x.x(), x.y(), x.z()); }), 0.0);
+    EXPECT_EQ(symmetry_defect(mesh, [](const V& x) { return V(x.x(), -x.y(), x.z()); }), 0.0);
+  }
+}
+
+TEST(CylinderGrading, HexahedraStayValidAndTheVolumeIsUnchanged) {
+  for (const auto& p :
+       {graded(8, 8, 4, 1.5, 1.5), graded(16, 16, 8, 2.0, 2.0), graded(16, 16, 8, 3.0, 3.0),
+        graded(3, 7, 2, 4.0, 1.0), graded(1, 1, 1, 2.0, 2.0)}) {
+    SCOPED_TRACE(std::to_string(p.core) + " " + std::to_string(p.rim_grading));
+    const Mesh mesh = generate_cylinder(p);
+    EXPECT_NO_THROW(check_hex_jacobians(mesh, "graded"));
+    for (int e = 0; e < mesh.n_hexes(); ++e) ASSERT_GT(hex_min_gauss_jacobian(mesh, e), 0.0);
+    // The boundary is the uniform mesh's (the same polygon prism), so is the
+    // volume.
+    const Mesh uniform = generate_cylinder(graded(p.core, p.ring, p.layers, 1.0, 1.0));
+    EXPECT_NEAR(total_volume(mesh), total_volume(uniform), 1e-11 * total_volume(uniform));
+  }
+}
+
+TEST(CylinderGrading, RejectsBadValuesNamingTheKey) {
+  for (const double bad : {0.5, 0.0, -2.0, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+    CylinderParams p;
+    p.rim_grading = bad;
+    EXPECT_NE(input_error_of([&] { (void)generate_cylinder(p); }).find("rim_grading"),
+              std::string::npos);
+    p = CylinderParams{};
+    p.bottom_grading = bad;
+    EXPECT_NE(input_error_of([&] { (void)generate_cylinder(p); }).find("bottom_grading"),
+              std::string::npos);
+  }
+}
+
 // --------------------------------------------------------------------- box --
 
 TEST(Box, CountsSetsAndCoordinates) {
