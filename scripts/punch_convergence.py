@@ -11,10 +11,23 @@ bipo, and reads history.csv and cycles.csv. It reports, per case:
 
 on each level, the observed order of convergence p (from the three levels,
 with h = 1/N, solving (q1 - q2)/(q2 - q3) = (h1^p - h2^p)/(h2^p - h3^p)), and
-the relative difference of the finest two levels, checked against the stated
-tolerance (--tolerance, default 2 %). A Markdown table goes to standard output
-and to <out>/convergence.md; the exit status is 1 if a finest-two difference
-exceeds the tolerance.
+the difference of the finest two levels, checked against the stated
+tolerance (--tolerance, default 2 %):
+
+- a force, and the dissipation of the first loading (cycle 0) and of the
+  whole history: relative to the quantity itself;
+- the dissipation of a later cycle: relative to the larger of itself and the
+  dissipation of the first loading (on the finest level). The later cycles'
+  dissipation tends to a small value, near zero for a body that shakes down;
+  the relative difference of a quantity whose limit is zero is a ratio of two
+  discretization errors and does not go to zero with h, so it is measured on
+  the scale of the dissipation the case produces (a mixed absolute/relative
+  tolerance, with the absolute part = tolerance x first-loading dissipation).
+
+The table shows both the difference relative to the quantity and the one the
+check uses. A Markdown table goes to standard output and to
+<out>/convergence.md; the exit status is 1 if a finest-two difference exceeds
+the tolerance.
 
 Usage:
   scripts/punch_convergence.py [--levels 8:4,12:6,16:8] [--cases A,B,C]
@@ -182,18 +195,27 @@ def main():
         lines.append(f"\n### Case {case}\n\nLevels core=ring/layers: {names}\n"
                      f"Mesh grading: rim_grading {rim:g}, bottom_grading {bottom:g}\n")
         lines.append("| quantity | " + " | ".join(f"{c}/{l}" for c, l in levels)
-                     + " | observed order | finest two differ by |")
-        lines.append("|---|" + "---|" * (len(levels) + 2))
+                     + " | observed order | finest two differ by | on the check's scale |")
+        lines.append("|---|" + "---|" * (len(levels) + 3))
+        first_loading = data[2][0]["dissipation, cycle 0 [N mm]"]
         for key in data[0][0]:
             q = [d[0][key] for d in data]
             p = observed_order(h, q)
-            rel = abs(q[2] - q[1]) / max(abs(q[2]), 1e-300)
-            ok = rel <= args.tolerance
+            difference = abs(q[2] - q[1])
+            rel = difference / max(abs(q[2]), 1e-300)
+            later_cycle = key.startswith("dissipation, cycle") and key != "dissipation, cycle 0 [N mm]"
+            scale = max(abs(q[2]), abs(first_loading)) if later_cycle else abs(q[2])
+            checked = difference / max(scale, 1e-300)
+            ok = checked <= args.tolerance
             if not ok:
-                failed.append(f"case {case}: {key}: {100 * rel:.2f} %")
+                failed.append(f"case {case}: {key}: {100 * checked:.2f} %")
+            scale_text = " of the first loading's" if later_cycle and scale > abs(q[2]) else ""
             lines.append(f"| {key} | " + " | ".join(f"{v:.6g}" for v in q)
-                         + f" | {'-' if p is None else f'{p:.2f}'} | {100 * rel:.2f} %{'' if ok else ' (over)'} |")
-    lines.append(f"\nTolerance on the finest two levels: {100 * args.tolerance:.1f} % (relative).")
+                         + f" | {'-' if p is None else f'{p:.2f}'} | {100 * rel:.2f} %"
+                         + f" | {100 * checked:.2f} %{scale_text}{'' if ok else ' (over)'} |")
+    lines.append(f"\nTolerance on the finest two levels: {100 * args.tolerance:.1f} %, relative to the "
+                 "quantity (forces, first loading, total) or to the larger of the quantity and the "
+                 "first loading's dissipation (later cycles).")
     if failed:
         lines.append("Over the tolerance: " + "; ".join(failed))
     report = "\n".join(lines) + "\n"
