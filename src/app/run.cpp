@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "io/errors.hpp"
@@ -787,7 +788,13 @@ int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::os
     };
     const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(jobs), end - begin);
     std::vector<std::thread> threads;
-    for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+    for (std::size_t w = 1; w < workers; ++w) {
+      try {
+        threads.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no more threads to be had: the ones running share the work
+      }
+    }
     work();
     for (auto& thread : threads) thread.join();
     begin = end;
