@@ -81,7 +81,8 @@ def cylinder_map(case, core, layers, gradings):
         if value is not None:
             keys[key] = f"{value:g}"
     mesh = "cylinder: {" + ", ".join(f"{k}: {v}" for k, v in keys.items()) + "}"
-    return re.sub(r"cylinder: \{[^}]*\}", lambda _: mesh, src), keys
+    # The comment after the map (its element counts) is the case file's level's: dropped.
+    return re.sub(r"cylinder: \{[^}]*\}[^\n]*", lambda _: mesh, src), keys
 
 
 def case_text(case, core, layers, gradings, out_dir):

@@ -663,10 +663,7 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
     shared.abandon(claim);
     throw;
   }
-  if (!created->shares_setup())
-    shared.publish(claim, created);
-  else
-    shared.abandon(claim);
+  if (!created->shares_setup()) shared.publish(claim, created);
   Analysis& analysis = *created;
   const fs::path directory = options.output_directory.value_or(c.output.directory);
   if (!options.quiet) {
@@ -676,8 +673,7 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
            << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
            << " unknowns; ";
     if (analysis.shares_setup())
-      header << "set-up shared with "
-             << analysis.setup_donor()->case_description().source.filename().string();
+      header << "set-up shared with " << analysis.setup_donor_case().filename().string();
     else
       header << "set-up " << std::fixed << std::setprecision(3)
              << analysis.timings().assembly + analysis.timings().factorization +

@@ -140,15 +140,18 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
 
   std::vector<double> rho_override;
   for (const auto& cp : case_.contacts) rho_override.push_back(cp.rho.value_or(0.0));
+  const Analysis* donor_found = nullptr;
   for (const Analysis* candidate : same_body)
     if (candidate != nullptr && can_share_setup_with(*candidate)) {
-      setup_donor_ = candidate;
+      donor_found = candidate;
       break;
     }
-  if (setup_donor_ != nullptr) {
+  if (donor_found != nullptr) {
     // The same body, supports and contact nodes: the stiffness, its
     // factorization and the condensed operators are those of the donor.
-    const Analysis& donor = *setup_donor_;
+    const Analysis& donor = *donor_found;
+    shares_setup_ = true;
+    setup_donor_case_ = donor.case_.source;
     d_ = donor.d_;
     k_ = donor.k_;
     k_ff_ = donor.k_ff_;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,10 +76,10 @@ class Analysis {
   [[nodiscard]] int n_free() const { return partition_->n_free(); }
   [[nodiscard]] const SetupTimings& timings() const { return timings_; }
   [[nodiscard]] double factor_nonzeros() const { return solver_->factor_nonzeros(); }
-  /// The analysis whose set-up this one shares (see the constructor), or
-  /// null; valid only as long as that analysis lives.
-  [[nodiscard]] const Analysis* setup_donor() const { return setup_donor_; }
-  [[nodiscard]] bool shares_setup() const { return setup_donor_ != nullptr; }
+  /// True if the set-up came from another analysis (see the constructor),
+  /// whose case file is setup_donor_case().
+  [[nodiscard]] bool shares_setup() const { return shares_setup_; }
+  [[nodiscard]] const std::filesystem::path& setup_donor_case() const { return setup_donor_case_; }
   /// The BLAS/LAPACK threads in effect (solver.blas_threads), as text.
   [[nodiscard]] const std::string& blas_threads() const { return blas_threads_; }
 
@@ -130,7 +131,8 @@ class Analysis {
   Eigen::MatrixXd pattern_loads_, pattern_motions_;
   SetupTimings timings_;
   std::string blas_threads_;
-  const Analysis* setup_donor_ = nullptr;  // not owned; may be gone after set-up
+  bool shares_setup_ = false;
+  std::filesystem::path setup_donor_case_;
 
   double position_ = 0.0;
   Eigen::VectorXd u_, f_ext_, r_;

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "version.hpp"
 
@@ -75,6 +77,23 @@ class Cli : public ::testing::Test {
     return p;
   }
 
+  /// Runs each case alone into alone_<name>, then all of them in one
+  /// `bipo <run_options> <files...>` (into results/<name>), whose outcome it
+  /// returns.
+  [[nodiscard]] Outcome run_alone_and_together(
+      const std::vector<std::pair<std::string, std::string>>& cases,
+      const std::string& run_options) const {
+    std::string together = run_options;
+    for (const auto& [name, text] : cases) {
+      const fs::path file = write(name + ".yaml", text);
+      together.append(" ").append(quoted(file));
+      std::string command = "run --quiet ";
+      command.append(quoted(file)).append(" --output ").append(quoted(dir_ / ("alone_" + name)));
+      const Outcome alone = bipo(command);
+      EXPECT_EQ(alone.exit_code, 0) << alone.err;
+    }
+    return bipo(together);
+  }
   fs::path dir_;
 };
 
@@ -287,27 +306,23 @@ std::string history_without_times(const fs::path& file) {
   return text;
 }
 
+/// A family of small cases: the first three on one body, supports and contact
+/// nodes (different friction laws and loads), the fourth with another
+/// material.
+std::vector<std::pair<std::string, std::string>> family_of_cases() {
+  return {{"iso", small_case},
+          {"ortho", replaced(small_case, "friction: {mu: 0.3}",
+                             "friction: {mu1: 0.3, mu2: 0.1, p1: 0.05, p2: 0.2}")},
+          {"deeper", replaced(small_case, "z: -0.01", "z: -0.02")},
+          {"softer", replaced(small_case, "young: 1000", "young: 500")}};
+}
+
 TEST_F(Cli, SeveralCasesInOneRunShareTheSetUpAndGiveTheSameResults) {
-  // Same body, supports and contact nodes; different friction laws and
-  // loads: the second and third share the first's set-up. The fourth has
-  // another material and is set up on its own.
-  const std::string iso = small_case;
-  const std::string ortho = replaced(small_case, "friction: {mu: 0.3}",
-                                     "friction: {mu1: 0.3, mu2: 0.1, p1: 0.05, p2: 0.2}");
-  const std::string deeper = replaced(small_case, "z: -0.01", "z: -0.02");
-  const std::string softer = replaced(small_case, "young: 1000", "young: 500");
-  const std::vector<std::pair<std::string, std::string>> cases{
-      {"iso", iso}, {"ortho", ortho}, {"deeper", deeper}, {"softer", softer}};
-  std::string together = "run --quiet";
-  for (const auto& [name, text] : cases) {
-    const fs::path file = write(name + ".yaml", text);
-    together.append(" ").append(quoted(file));
-    std::string command = "run --quiet ";
-    command.append(quoted(file)).append(" --output ").append(quoted(dir_ / ("alone_" + name)));
-    const Outcome alone = bipo(command);
-    ASSERT_EQ(alone.exit_code, 0) << alone.err;
-  }
-  const Outcome o = bipo(together);
+  // The second and third share the first's set-up; the fourth has another
+  // material and is set up on its own.
+  const auto cases = family_of_cases();
+  const Outcome o = run_alone_and_together(cases, "run --quiet");
+  ASSERT_FALSE(HasFailure());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   for (const auto& [name, text] : cases) {
     const fs::path shared = dir_ / "results" / name;
@@ -326,22 +341,9 @@ TEST_F(Cli, SeveralCasesAtOnceGiveTheSameResultsAsOneAfterTheOther) {
   // The cases of the test above, three at a time (--jobs 3): each result is
   // byte-identical to the case run alone, the set-up is shared the same way,
   // and progress lines say which case they belong to.
-  const std::vector<std::pair<std::string, std::string>> cases{
-      {"iso", small_case},
-      {"ortho", replaced(small_case, "friction: {mu: 0.3}",
-                         "friction: {mu1: 0.3, mu2: 0.1, p1: 0.05, p2: 0.2}")},
-      {"deeper", replaced(small_case, "z: -0.01", "z: -0.02")},
-      {"softer", replaced(small_case, "young: 1000", "young: 500")}};
-  std::string together = "run --jobs 3";
-  for (const auto& [name, text] : cases) {
-    const fs::path file = write(name + ".yaml", text);
-    together.append(" ").append(quoted(file));
-    std::string command = "run --quiet ";
-    command.append(quoted(file)).append(" --output ").append(quoted(dir_ / ("alone_" + name)));
-    const Outcome alone = bipo(command);
-    ASSERT_EQ(alone.exit_code, 0) << alone.err;
-  }
-  const Outcome o = bipo(together);
+  const auto cases = family_of_cases();
+  const Outcome o = run_alone_and_together(cases, "run --jobs 3");
+  ASSERT_FALSE(HasFailure());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   int shared = 0;
   for (const auto& [name, text] : cases) {
