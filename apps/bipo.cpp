@@ -64,6 +64,13 @@ int main(int argc, char** argv) {
       ->add_option("--bottom-grading", cylinder.bottom_grading,
                    "Grading of the layers toward z = 0 (>= 1, 1 = uniform)")
       ->capture_default_str();
+  std::string sector = "full";
+  mesh_cylinder
+      ->add_option("--sector", sector,
+                   "full, or quarter: the part x >= 0, y >= 0 with node sets symmetry_x0 and "
+                   "symmetry_y0 (even --core)")
+      ->check(CLI::IsMember({"full", "quarter"}))
+      ->capture_default_str();
   mesh_cylinder->add_option("-o,--output", mesh_output, "The .msh file to write")->required();
   mesh_cylinder->add_flag("--binary", binary, "Binary instead of ASCII");
   mesh_cylinder->add_option("--format", format, "MSH format version: 4.1 or 2.2")
@@ -99,6 +106,7 @@ int main(int argc, char** argv) {
     } else if (*check) {
       bipo::check_case(bipo::read_case(case_file), std::cout);
     } else if (*mesh_cylinder) {
+      if (sector == "quarter") cylinder.sector = bipo::CylinderParams::Sector::quarter;
       const bipo::Mesh m = bipo::generate_cylinder(cylinder);
       bipo::write_msh(m, mesh_output, binary, format);
       std::cout << "wrote " << mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()

@@ -382,8 +382,9 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
     src.file = abs;
   }
   if (const auto cyl = m.get("cylinder")) {
-    const Map c(r, *cyl,
-                {"radius", "height", "core", "ring", "layers", "rim_grading", "bottom_grading"});
+    const Map c(
+        r, *cyl,
+        {"radius", "height", "core", "ring", "layers", "rim_grading", "bottom_grading", "sector"});
     CylinderParams cp;
     const auto positive = [](double v) { return v > 0.0; };
     if (const auto x = c.get("radius")) cp.radius = number(r, *x, "a number > 0", positive);
@@ -396,6 +397,16 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
       cp.rim_grading = number(r, *x, "a number >= 1", at_least_one);
     if (const auto x = c.get("bottom_grading"))
       cp.bottom_grading = number(r, *x, "a number >= 1", at_least_one);
+    if (const auto x = c.get("sector")) {
+      const std::string sector = text(r, *x, "full or quarter", false);
+      if (sector == "quarter")
+        cp.sector = CylinderParams::Sector::quarter;
+      else if (sector != "full")
+        r.fail(*x, "expected full or quarter, got " + sector);
+      if (cp.sector == CylinderParams::Sector::quarter && cp.core % 2 != 0)
+        r.fail(*x, "a quarter sector needs an even core (grid lines on the axes), got core " +
+                       std::to_string(cp.core));
+    }
     src.cylinder = cp;
   }
   return src;

@@ -50,6 +50,10 @@ struct CylinderParams {
   /// Grading toward the bottom face z = 0: layer coordinate zeta in [0, 1]
   /// gives z = height zeta^bottom_grading (>= 1; 1 = uniform).
   double bottom_grading = 1.0;
+  /// The whole cylinder, or its quarter x >= 0, y >= 0 (for models that use
+  /// the mirror symmetries of a case; needs an even `core`).
+  enum class Sector { full, quarter };
+  Sector sector = Sector::full;
   bool operator==(const CylinderParams&) const = default;
 };
 

@@ -48,6 +48,47 @@ void require_size(std::int64_t n_nodes, std::int64_t n_hexes, const std::string&
   require(n_nodes < limit && n_hexes < limit, what + ": too many elements requested");
 }
 
+/// The part of a cylinder mesh in x >= 0, y >= 0 (see generate_cylinder).
+/// With an even core the nodes on the axes have a coordinate that is exactly
+/// zero (possibly -0.0, which compares equal), so the tests are exact.
+Mesh quarter_of(const Mesh& whole) {
+  const auto inside = [&](int node) {
+    return whole.nodes[node].x() >= 0.0 && whole.nodes[node].y() >= 0.0;
+  };
+  Mesh mesh;
+  std::vector<int> new_index(whole.nodes.size(), -1);
+  for (const Hex8& hex : whole.hexes)
+    if (std::all_of(hex.begin(), hex.end(), inside))
+      for (const int node : hex) new_index[node] = 0;
+  for (std::size_t i = 0; i < whole.nodes.size(); ++i)
+    if (new_index[i] == 0) {
+      new_index[i] = mesh.n_nodes();
+      mesh.nodes.push_back(whole.nodes[i]);
+    }
+  for (const Hex8& hex : whole.hexes)
+    if (std::all_of(hex.begin(), hex.end(), inside)) {
+      Hex8 kept;
+      for (int c = 0; c < 8; ++c) kept[c] = new_index[hex[c]];
+      mesh.hexes.push_back(kept);
+    }
+  for (const auto& [name, nodes] : whole.node_sets) {
+    std::vector<int> kept;
+    for (const int node : nodes)
+      if (new_index[node] >= 0) kept.push_back(new_index[node]);
+    std::sort(kept.begin(), kept.end());
+    mesh.node_sets[name] = std::move(kept);
+  }
+  std::vector<int> x0, y0;
+  for (int i = 0; i < mesh.n_nodes(); ++i) {
+    if (mesh.nodes[i].x() == 0.0) x0.push_back(i);
+    if (mesh.nodes[i].y() == 0.0) y0.push_back(i);
+  }
+  mesh.node_sets["symmetry_x0"] = std::move(x0);
+  mesh.node_sets["symmetry_y0"] = std::move(y0);
+  fill_tags(mesh);
+  return mesh;
+}
+
 }  // namespace
 
 Mesh generate_cylinder(const CylinderParams& p) {
@@ -64,6 +105,9 @@ Mesh generate_cylinder(const CylinderParams& p) {
   require(std::isfinite(p.bottom_grading) && p.bottom_grading >= 1.0,
           "cylinder mesh: bottom_grading must be a finite number >= 1, got " +
               std::to_string(p.bottom_grading));
+  require(p.sector == CylinderParams::Sector::full || p.core % 2 == 0,
+          "cylinder mesh: a quarter sector needs an even core (grid lines on the axes), got " +
+              std::to_string(p.core));
   {
     const std::int64_t c = p.core, r = p.ring, l = p.layers;
     require_size((l + 1) * ((c + 1) * (c + 1) + 4 * c * r), l * (c * c + 4 * c * r),
@@ -190,6 +234,7 @@ Mesh generate_cylinder(const CylinderParams& p) {
   mesh.node_sets["bottom"] = std::move(bottom);
   mesh.node_sets["top"] = std::move(top);
   mesh.node_sets["lateral"] = std::move(lateral);
+  if (p.sector == CylinderParams::Sector::quarter) return quarter_of(mesh);
   fill_tags(mesh);
   return mesh;
 }

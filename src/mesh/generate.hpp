@@ -41,6 +41,13 @@ namespace bipo {
 /// are 1..n. Node sets: `bottom` (z = 0), `top` (z = height), `lateral`
 /// (r = radius), `all`. Throws InputError on non-positive parameters and on
 /// gradings that are not finite numbers >= 1.
+///
+/// With sector = quarter: the hexahedra of the whole mesh that lie in
+/// x >= 0, y >= 0 (a quarter of the counts, for an even `core`, which puts
+/// grid lines on both axes), the same node positions, renumbered in the
+/// whole mesh's order, and two more node sets, `symmetry_x0` (x = 0) and
+/// `symmetry_y0` (y = 0), where a model of a mirror-symmetric case holds ux,
+/// resp. uy, at zero. Throws InputError for an odd `core`.
 [[nodiscard]] Mesh generate_cylinder(const CylinderParams& p);
 
 /// A structured box [lo, hi] of nx x ny x nz hexahedra. Node (i, j, k) has

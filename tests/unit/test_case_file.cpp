@@ -459,7 +459,27 @@ TEST_F(CaseFile, CylinderGradings) {
   expect_error("mesh:\n  cylinder: {bottom_grading: steep}\n" + tail,
                "mesh.cylinder.bottom_grading", 2, "expected a number >= 1, got steep");
   expect_error("mesh:\n  cylinder: {grading: 2}\n" + tail, "mesh.cylinder.grading", 2,
-               "allowed keys: radius, height, core, ring, layers, rim_grading, bottom_grading");
+               "allowed keys: radius, height, core, ring, layers, rim_grading, bottom_grading, "
+               "sector");
+}
+
+TEST_F(CaseFile, CylinderSector) {
+  const std::string tail =
+      "material: {young: 1, poisson: 0.3}\nload_program: [{to: 1, increments: 1}]\n";
+  const bipo::Case whole = bipo::read_case(write("mesh:\n  cylinder: {core: 4}\n" + tail));
+  EXPECT_EQ(whole.mesh.cylinder->sector, bipo::CylinderParams::Sector::full);
+  const bipo::Case full =
+      bipo::read_case(write("mesh:\n  cylinder: {core: 4, sector: full}\n" + tail));
+  EXPECT_EQ(full.mesh.cylinder->sector, bipo::CylinderParams::Sector::full);
+  const bipo::Case quarter =
+      bipo::read_case(write("mesh:\n  cylinder: {sector: quarter, core: 6}\n" + tail));
+  EXPECT_EQ(quarter.mesh.cylinder->sector, bipo::CylinderParams::Sector::quarter);
+  EXPECT_EQ(quarter.mesh.cylinder->core, 6);
+  expect_error("mesh:\n  cylinder: {sector: half}\n" + tail, "mesh.cylinder.sector", 2,
+               "expected full or quarter, got half");
+  expect_error("mesh:\n  cylinder:\n    core: 5\n    sector: quarter\n" + tail,
+               "mesh.cylinder.sector", 4,
+               "a quarter sector needs an even core (grid lines on the axes), got core 5");
 }
 
 TEST_F(CaseFile, OtherRangeAndConsistencyErrors) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <numbers>
 #include <random>
 #include <string>
@@ -238,6 +239,72 @@ TEST(Cylinder, RejectsBadParameters) {
   p = CylinderParams{};
   p.layers = 0;
   EXPECT_NE(input_error_of([&] { (void)generate_cylinder(p); }).find("layers"), std::string::npos);
+}
+
+// ----------------------------------------------------------------- quarter --
+
+CylinderParams graded(int core, int ring, int layers, double rim, double bottom);
+
+// The quarter is the whole mesh's part in x, y >= 0: a quarter of its
+// hexahedra, each one a hexahedron of the whole mesh (same corner positions
+// to the last bit, same order), the nodes those hexahedra use, the sets
+// restricted, and the symmetry sets exactly the nodes on x = 0 and y = 0.
+TEST(CylinderQuarter, IsTheWholeMeshPartInThePositiveQuadrant) {
+  for (const auto& [core, ring, layers, rim] :
+       {std::array{2.0, 1.0, 1.0, 1.0}, std::array{8.0, 8.0, 4.0, 1.0},
+        std::array{6.0, 5.0, 3.0, 2.0}}) {
+    CylinderParams p =
+        graded(static_cast<int>(core), static_cast<int>(ring), static_cast<int>(layers), rim, rim);
+    SCOPED_TRACE(std::to_string(p.core) + " " + std::to_string(p.ring));
+    const Mesh whole = generate_cylinder(p);
+    p.sector = CylinderParams::Sector::quarter;
+    const Mesh quarter = generate_cylinder(p);
+    const int n = p.core, m = p.ring, l = p.layers;
+    EXPECT_EQ(4 * quarter.n_hexes(), whole.n_hexes());
+    const int per_layer = (n / 2 + 1) * (n / 2 + 1) + m * (n + 1);
+    EXPECT_EQ(quarter.n_nodes(), (l + 1) * per_layer);
+    EXPECT_EQ(quarter.node_set("bottom").size(), std::size_t(per_layer));
+    EXPECT_EQ(quarter.node_set("top").size(), std::size_t(per_layer));
+    EXPECT_EQ(quarter.node_set("lateral").size(), std::size_t((l + 1) * (n + 1)));
+    EXPECT_EQ(quarter.node_set("symmetry_x0").size(), std::size_t((l + 1) * (n / 2 + 1 + m)));
+    EXPECT_EQ(quarter.node_set("symmetry_y0").size(), std::size_t((l + 1) * (n / 2 + 1 + m)));
+    EXPECT_EQ(quarter.node_sets.size(), 6u);
+    EXPECT_NO_THROW(check_hex_jacobians(quarter, "quarter"));
+    using Key = std::array<double, 3>;
+    const auto key = [](const Eigen::Vector3d& x) { return Key{x.x(), x.y(), x.z()}; };
+    std::map<std::vector<Key>, int> whole_hexes;
+    for (const Hex8& hex : whole.hexes) {
+      std::vector<Key> corners;
+      for (const int node : hex) corners.push_back(key(whole.nodes[node]));
+      whole_hexes[corners] = 1;
+    }
+    for (const Hex8& hex : quarter.hexes) {
+      std::vector<Key> corners;
+      for (const int node : hex) corners.push_back(key(quarter.nodes[node]));
+      EXPECT_EQ(whole_hexes.count(corners), 1u);
+    }
+    for (int i = 0; i < quarter.n_nodes(); ++i) {
+      const Eigen::Vector3d& x = quarter.nodes[i];
+      ASSERT_GE(x.x(), 0.0);
+      ASSERT_GE(x.y(), 0.0);
+      const auto& x0 = quarter.node_set("symmetry_x0");
+      const auto& y0 = quarter.node_set("symmetry_y0");
+      EXPECT_EQ(std::binary_search(x0.begin(), x0.end(), i), x.x() == 0.0);
+      EXPECT_EQ(std::binary_search(y0.begin(), y0.end(), i), x.y() == 0.0);
+      const auto& bottom = quarter.node_set("bottom");
+      EXPECT_EQ(std::binary_search(bottom.begin(), bottom.end(), i), x.z() == 0.0);
+      ASSERT_EQ(quarter.node_tags[i], std::size_t(i) + 1);
+    }
+  }
+}
+
+TEST(CylinderQuarter, NeedsAnEvenCore) {
+  CylinderParams p = graded(5, 2, 1, 1.0, 1.0);
+  p.sector = CylinderParams::Sector::quarter;
+  EXPECT_NE(input_error_of([&] {
+              (void)generate_cylinder(p);
+            }).find("a quarter sector needs an even core (grid lines on the axes), got 5"),
+            std::string::npos);
 }
 
 // ----------------------------------------------------------------- grading --
