@@ -116,12 +116,23 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
                          " is in the contact sets of two planes ('" +
                          case_.contacts[plane_of_node[node]].name + "' and '" + cp.name +
                          "'); a node may touch one plane only");
-      for (int comp = 0; comp < 3; ++comp)
-        if (prescribed[3 * node + comp])
-          throw InputError(
-              where + "node " + std::to_string(mesh_.node_tags[node]) + " of contact set '" +
-              cp.set + "' has u" + component_name(comp) + " prescribed by the condition on set '" +
-              case_.dirichlet[source[3 * node + comp].first].set + "'; contact nodes must be free");
+      // A contact node may have one tangential component held at zero (a
+      // symmetry plane through the contact face): the component must be
+      // along t1 or t2, so that the local frame separates it. Anything else
+      // prescribed would fight the contact law.
+      const Eigen::Matrix3d frame = plane.frame();
+      for (int comp = 0; comp < 3; ++comp) {
+        if (!prescribed[3 * node + comp]) continue;
+        const DirichletCondition& bc = case_.dirichlet[source[3 * node + comp].first];
+        const bool along_tangent = std::abs(std::abs(frame(1, comp)) - 1.0) <= 1e-12 ||
+                                   std::abs(std::abs(frame(2, comp)) - 1.0) <= 1e-12;
+        if (!along_tangent || *bc.value[comp] != 0.0)
+          throw InputError(where + "node " + std::to_string(mesh_.node_tags[node]) +
+                           " of contact set '" + cp.set + "' has u" + component_name(comp) +
+                           " prescribed by the condition on set '" + bc.set +
+                           "'; on a contact node only a component along t1 or t2 of its plane "
+                           "may be prescribed, and only to 0 (a symmetry plane)");
+      }
       plane_of_node[node] = pi;
       contact_nodes.push_back({pi, mesh_.nodes[node]});
       contact_mesh_nodes_.push_back(node);
@@ -129,6 +140,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   }
   contact_ = std::make_unique<NodeToPlaneContact>(std::move(planes), std::move(contact_nodes));
   const int m = contact_->n_nodes();
+  // -1 for a tangential component held at zero (see above).
   for (int node : contact_mesh_nodes_)
     for (int comp = 0; comp < 3; ++comp)
       contact_free_dofs_.push_back(partition_->free_index(3 * node + comp));
@@ -171,8 +183,37 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     // One factorization, which also condenses K onto the contact dofs: S_xyz
     // is the stiffness the body offers at the contact nodes (SPEC 3.3).
     start = std::chrono::steady_clock::now();
-    const Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, contact_free_dofs_);
+    std::vector<int> condensed_dofs;  // the free ones among contact_free_dofs_
+    for (const int dof : contact_free_dofs_)
+      if (dof >= 0) condensed_dofs.push_back(dof);
+    const Eigen::MatrixXd s_free = solver_->factorize_and_condense(k_ff_, condensed_dofs);
     timings_.factorization = seconds_since(start);
+    // A held component gets a decoupled stiffness of the size of the node's
+    // other diagonal entries: it keeps S SPD and the automatic rho of the
+    // node sane. Then v = q + W r along it is v = r / S_held with q = 0, and
+    // the law, symmetric under the reflection that flips t1 (or t2), gives
+    // r = 0 there: no friction force along a held direction, as the mirror
+    // image of a symmetric solution has on its symmetry plane.
+    Eigen::MatrixXd s_xyz = Eigen::MatrixXd::Zero(3 * m, 3 * m);
+    {
+      std::vector<int> position;
+      for (int j = 0, k = 0; j < 3 * m; ++j)
+        position.push_back(contact_free_dofs_[j] >= 0 ? k++ : -1);
+      for (int j = 0; j < 3 * m; ++j)
+        for (int i = 0; i < 3 * m; ++i)
+          if (position[i] >= 0 && position[j] >= 0) s_xyz(i, j) = s_free(position[i], position[j]);
+      for (int j = 0; j < 3 * m; ++j) {
+        if (position[j] >= 0) continue;
+        double sum = 0.0;
+        int count = 0;
+        for (int i = 3 * (j / 3); i < 3 * (j / 3) + 3; ++i)
+          if (position[i] >= 0) {
+            sum += s_xyz(i, i);
+            ++count;
+          }
+        s_xyz(j, j) = sum / count;  // count >= 1: the normal is never held
+      }
+    }
 
     // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
     // derives the Delassus operator W = S^-1 from it.
@@ -285,7 +326,8 @@ StepResult Analysis::advance_to(double position) {
   // Free motion (no contact forces) and its contact kinematics q.
   auto gather = [&](const Eigen::VectorXd& u_free) {
     Eigen::VectorXd u_c(3 * m);
-    for (int j = 0; j < 3 * m; ++j) u_c(j) = u_free(contact_free_dofs_[j]);
+    for (int j = 0; j < 3 * m; ++j)
+      u_c(j) = contact_free_dofs_[j] >= 0 ? u_free(contact_free_dofs_[j]) : 0.0;
     return u_c;
   };
   const Eigen::VectorXd q = contact_->kinematics(gather(free_motion));
@@ -333,7 +375,8 @@ StepResult Analysis::advance_to(double position) {
   // Recovery: K_ff u_f = rhs + E r, then everything is checked on this u.
   start = std::chrono::steady_clock::now();
   const Eigen::VectorXd forces = contact_->nodal_forces(r);
-  for (int j = 0; j < 3 * m; ++j) b(contact_free_dofs_[j], 0) += forces(j);
+  for (int j = 0; j < 3 * m; ++j)
+    if (contact_free_dofs_[j] >= 0) b(contact_free_dofs_[j], 0) += forces(j);
   solver_->solve(b, x);
   Eigen::VectorXd u(3 * mesh_.n_nodes());
   for (int i = 0; i < n_free; ++i) u(partition_->free_dofs()[i]) = x(i, 0);

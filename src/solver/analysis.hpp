@@ -119,7 +119,9 @@ class Analysis {
   std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;
   std::vector<int> contact_mesh_nodes_;
-  std::vector<int> contact_free_dofs_;  // 3 per contact node, indices into the free dofs
+  // 3 per contact node, indices into the free dofs; -1 for a tangential
+  // component held at zero by a symmetry condition.
+  std::vector<int> contact_free_dofs_;
   // Prescribed dofs: (condition index, component) that sets each one.
   std::vector<std::pair<int, int>> prescribed_source_;
   std::vector<std::vector<int>> condition_dofs_;  // prescribed dofs of each condition

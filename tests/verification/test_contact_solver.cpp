@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
+#include "io/errors.hpp"
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
 #include "solver/driver.hpp"
@@ -207,6 +210,129 @@ TEST(ContactSolver, LoadUnloadCycleSatisfiesDiscreteEnergyIdentity) {
   // reloading, the state differs from the first loading's.
   EXPECT_GT(max_abs_difference(first_cycle_state, analysis.displacement()),
             1e-6 * first_cycle_state.lpNorm<Eigen::Infinity>());
+}
+
+/// The punch of punch_case() on the quarter x >= 0, y >= 0 of the same mesh,
+/// held by the symmetry conditions ux = 0 on x = 0 and uy = 0 on y = 0.
+Case quarter_punch_case(const FrictionParams& friction, int n_increments) {
+  Case c = punch_case(0.0, n_increments);
+  c.contacts[0].friction = friction;
+  c.dirichlet.push_back({"symmetry_x0", {0.0, std::nullopt, std::nullopt}, std::nullopt});
+  c.dirichlet.push_back({"symmetry_y0", {std::nullopt, 0.0, std::nullopt}, std::nullopt});
+  return c;
+}
+
+// A mirror-symmetric case (the laws' axes t1 = x, t2 = y along the mirrors)
+// has a mirror-symmetric solution; its quarter, held by the symmetry
+// conditions, must be that solution's restriction. A contact node on a
+// symmetry plane has a tangential component held at zero, and the contact
+// law must then give it no friction force along that component (the mirror
+// image of a symmetric friction force has none there). Checked on the
+// displacements of every node and on every node's reaction, for the three
+// laws of the punch (isotropic; orthotropic associated; non-associated),
+// through a loading that makes slip and stick zones.
+TEST(ContactSolver, QuarterPunchWithSymmetryConditionsIsTheWholePunchRestricted) {
+  CylinderParams whole_params;
+  whole_params.core = 4;
+  whole_params.ring = 4;
+  whole_params.layers = 2;
+  CylinderParams quarter_params = whole_params;
+  quarter_params.sector = CylinderParams::Sector::quarter;
+  const Mesh whole = generate_cylinder(whole_params);
+  const Mesh quarter = generate_cylinder(quarter_params);
+  std::map<std::array<double, 3>, int> whole_node;
+  for (int i = 0; i < whole.n_nodes(); ++i)
+    whole_node[{whole.nodes[i].x(), whole.nodes[i].y(), whole.nodes[i].z()}] = i;
+  for (const FrictionParams& law :
+       {FrictionParams{0.2, 0.2, 0.2, 0.2}, FrictionParams{0.3, 0.15, 0.3, 0.15},
+        FrictionParams{0.3, 0.15, 0.05, 0.2}}) {
+    SCOPED_TRACE("mu " + std::to_string(law.mu1) + " " + std::to_string(law.mu2) + ", p " +
+                 std::to_string(law.p1) + " " + std::to_string(law.p2));
+    Case whole_case = punch_case(0.0, 3);
+    whole_case.contacts[0].friction = law;
+    Analysis full(whole_case, whole);
+    Analysis part(quarter_punch_case(law, 3), quarter);
+    for (int step = 1; step <= 3; ++step) {
+      const StepResult a = full.advance_to(step);
+      const StepResult b = part.advance_to(step);
+      expect_law_holds(part, b);
+      ASSERT_GT(b.n_slip, 0);
+      ASSERT_GT(b.n_stick, 0);
+      const double scale = full.displacement().lpNorm<Eigen::Infinity>();
+      for (int i = 0; i < quarter.n_nodes(); ++i) {
+        const Eigen::Vector3d& x = quarter.nodes[i];
+        const int j = whole_node.at({x.x(), x.y(), x.z()});
+        EXPECT_LT((part.displacement().segment<3>(3 * i) - full.displacement().segment<3>(3 * j))
+                      .lpNorm<Eigen::Infinity>(),
+                  1e-9 * scale)
+            << "node at " << x.transpose();
+      }
+      // Reactions: on a symmetry plane the quarter's node carries the share
+      // of its half (quarter at the axis) of the whole's elements.
+      double max_r = 0.0;
+      for (const auto& s : full.contact_states()) max_r = std::max(max_r, s.r.norm());
+      for (int k = 0; k < static_cast<int>(part.contact_mesh_nodes().size()); ++k) {
+        const Eigen::Vector3d& x = quarter.nodes[part.contact_mesh_nodes()[k]];
+        const double share = (x.x() == 0.0 ? 0.5 : 1.0) * (x.y() == 0.0 ? 0.5 : 1.0);
+        const auto& nodes = full.contact_mesh_nodes();
+        const int j = static_cast<int>(
+            std::find(nodes.begin(), nodes.end(), whole_node.at({x.x(), x.y(), x.z()})) -
+            nodes.begin());
+        const Eigen::Vector3d r_part = part.contact_states()[k].r;
+        const Eigen::Vector3d r_full = full.contact_states()[j].r;
+        EXPECT_LT((r_part - share * r_full).norm(), 1e-9 * max_r) << "node at " << x.transpose();
+        if (x.x() == 0.0) {
+          EXPECT_LE(std::abs(r_part(1)), 1e-12 * max_r);  // r_t1, t1 = x
+        }
+        if (x.y() == 0.0) {
+          EXPECT_LE(std::abs(r_part(2)), 1e-12 * max_r);  // r_t2, t2 = y
+        }
+        EXPECT_EQ(part.contact_states()[k].state, full.contact_states()[j].state);
+      }
+      EXPECT_NEAR(4.0 * b.contact_normal_force, a.contact_normal_force,
+                  1e-10 * a.contact_normal_force);
+      EXPECT_NEAR(4.0 * b.dissipation, a.dissipation, 1e-9 * a.dissipation + 1e-300);
+    }
+  }
+}
+
+TEST(ContactSolver, ContactNodesAcceptOnlyATangentialComponentHeldAtZero) {
+  CylinderParams params;
+  params.core = 4;
+  params.ring = 2;
+  params.layers = 1;
+  const Mesh mesh = generate_cylinder(params);
+  const auto message = [&](const Case& c) {
+    try {
+      Analysis analysis(c, mesh);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto with_bottom_condition = [](std::array<std::optional<double>, 3> value) {
+    Case c = punch_case(0.2);
+    c.dirichlet.push_back({"bottom", value, std::nullopt});
+    return c;
+  };
+  const std::string rule =
+      "; on a contact node only a component along t1 or t2 of its plane may be prescribed, and "
+      "only to 0 (a symmetry plane)";
+  const std::string nonzero = message(with_bottom_condition({0.001, std::nullopt, std::nullopt}));
+  EXPECT_NE(nonzero.find("has ux prescribed by the condition on set 'bottom'" + rule),
+            std::string::npos)
+      << nonzero;
+  const std::string normal = message(with_bottom_condition({std::nullopt, std::nullopt, 0.0}));
+  EXPECT_NE(normal.find("has uz prescribed by the condition on set 'bottom'" + rule),
+            std::string::npos)
+      << normal;
+  Case turned = with_bottom_condition({0.0, std::nullopt, std::nullopt});
+  turned.contacts[0].direction = {std::cos(0.5236), std::sin(0.5236), 0.0};  // t1 at 30 degrees
+  const std::string oblique = message(turned);
+  EXPECT_NE(oblique.find("has ux prescribed by the condition on set 'bottom'" + rule),
+            std::string::npos)
+      << oblique;
+  EXPECT_EQ(message(with_bottom_condition({std::nullopt, 0.0, std::nullopt})), "no error");
 }
 
 }  // namespace
