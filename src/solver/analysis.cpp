@@ -186,17 +186,18 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     std::vector<int> condensed_dofs;  // the free ones among contact_free_dofs_
     for (const int dof : contact_free_dofs_)
       if (dof >= 0) condensed_dofs.push_back(dof);
-    const Eigen::MatrixXd s_free = solver_->factorize_and_condense(k_ff_, condensed_dofs);
+    Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, condensed_dofs);
     timings_.factorization = seconds_since(start);
-    // A held component gets a decoupled stiffness of the size of the node's
-    // other diagonal entries: it keeps S SPD and the automatic rho of the
-    // node sane. Then v = q + W r along it is v = r / S_held with q = 0, and
-    // the law, symmetric under the reflection that flips t1 (or t2), gives
-    // r = 0 there: no friction force along a held direction, as the mirror
-    // image of a symmetric solution has on its symmetry plane.
-    Eigen::MatrixXd s_xyz = Eigen::MatrixXd::Zero(3 * m, 3 * m);
-    {
-      std::vector<int> position;
+    if (static_cast<int>(condensed_dofs.size()) < 3 * m) {
+      // A held component gets a decoupled stiffness of the size of the
+      // node's other diagonal entries: it keeps S SPD and the automatic rho
+      // of the node sane. Then v = q + W r along it is v = r / S_held with
+      // q = 0, and the law, symmetric under the reflection that flips t1 (or
+      // t2), gives r = 0 there: no friction force along a held direction, as
+      // the mirror image of a symmetric solution has on its symmetry plane.
+      const Eigen::MatrixXd s_free = std::move(s_xyz);
+      s_xyz.setZero(3 * m, 3 * m);
+      std::vector<int> position;  // row of each contact dof in s_free, -1 if held
       for (int j = 0, k = 0; j < 3 * m; ++j)
         position.push_back(contact_free_dofs_[j] >= 0 ? k++ : -1);
       for (int j = 0; j < 3 * m; ++j)
