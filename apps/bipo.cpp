@@ -80,7 +80,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end parsing with code 0; every other parse error
+    // is bad input, and bipo's exit code for input errors is 2 (CLI11's own
+    // codes, 105 and so on, are not documented for users).
+    return app.exit(e) == 0 ? 0 : 2;
   }
 
   try {

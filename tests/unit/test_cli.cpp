@@ -235,8 +235,29 @@ TEST_F(Cli, GeneratedMeshIsUsableByACase) {
   EXPECT_NE(o.out.find("34 nodes"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("17 contact nodes"), std::string::npos) << o.out;
 
+  // Command-line errors are input errors (exit 2), with the option named.
   const Outcome bad_option = bipo("mesh cylinder --format 3.0 --output x.msh");
-  EXPECT_NE(bad_option.exit_code, 0);
+  EXPECT_EQ(bad_option.exit_code, 2) << bad_option.err;
+  EXPECT_NE(bad_option.err.find("--format"), std::string::npos) << bad_option.err;
+  const Outcome unknown_option = bipo("mesh cylinder --cores 4 --output x.msh");
+  EXPECT_EQ(unknown_option.exit_code, 2) << unknown_option.err;
+  EXPECT_NE(unknown_option.err.find("--cores"), std::string::npos) << unknown_option.err;
+  const Outcome bad_sector = bipo("mesh cylinder --sector half --output x.msh");
+  EXPECT_EQ(bad_sector.exit_code, 2) << bad_sector.err;
+  EXPECT_NE(bad_sector.err.find("--sector"), std::string::npos) << bad_sector.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.msh"));
+
+  const Outcome quarter =
+      bipo("mesh cylinder --core 4 --ring 2 --layers 1 --sector quarter --output quarter.msh");
+  ASSERT_EQ(quarter.exit_code, 0) << quarter.err;
+  EXPECT_NE(quarter.out.find("38 nodes, 12 hexahedra"), std::string::npos) << quarter.out;
+  const std::string quarter_msh = slurp(dir_ / "quarter.msh");
+  EXPECT_NE(quarter_msh.find("\"symmetry_x0\""), std::string::npos);
+  EXPECT_NE(quarter_msh.find("\"symmetry_y0\""), std::string::npos);
+  const Outcome odd_quarter = bipo("mesh cylinder --core 5 --sector quarter --output odd.msh");
+  EXPECT_EQ(odd_quarter.exit_code, 2) << odd_quarter.err;
+  EXPECT_NE(odd_quarter.err.find("even core"), std::string::npos) << odd_quarter.err;
+  EXPECT_FALSE(fs::exists(dir_ / "odd.msh"));
 
   const Outcome graded = bipo(
       "mesh cylinder --core 2 --ring 1 --layers 1 --rim-grading 2 --bottom-grading 1.5 "
