@@ -21,6 +21,31 @@ struct Entry {
 constexpr double relative_tolerance = 1e-6;   // forces, dissipation, slips
 constexpr double borderline_fraction = 1e-6;  // |f| or |du_t| below this share of the maximum
 
+/// Case C's increment problem has several certified solutions from
+/// increment 60 on (the README), and which one the solver finds depends on
+/// round-off. Its three accepted references are three of them; from cycle 4
+/// (increments 51-65) on they differ by up to 0.32 % in dissipation,
+/// 1.3e-4 of the area scale in P's loop areas, 3.5e-6 of the force scale in
+/// forces, 6 nodes in the stick/slip counts and 6e-5 in P's final slips.
+/// Those keys are compared with about three times that spread, so that a
+/// change of round-off (which moves C to another of its solutions) passes
+/// and a change of the model still fails.
+struct BranchTolerances {
+  double relative = 1e-2;  // dissipation
+  double area = 5e-4;      // of the area scale
+  double force = 1e-5;     // of the force scale
+  double count = 10;       // nodes
+  double slip = 2e-4;      // relative, P's final slips
+};
+constexpr int first_branching_cycle = 4;
+
+/// True for the keys of case C that the branching affects.
+bool after_branching(const std::string& case_name, const std::string& key) {
+  if (case_name != "punch_C") return false;
+  if (key.rfind("P.final.", 0) == 0) return true;
+  return key.rfind("cycle", 0) == 0 && std::stoi(key.substr(5)) >= first_branching_cycle;
+}
+
 /// Borderline nodes of a map: stick with -f below borderline_fraction of the
 /// largest r_n, or slip with |du_t| below borderline_fraction of the largest
 /// |du_t|. Their state may flip under a change of the solver at round-off level.
@@ -124,11 +149,29 @@ void check_case(const std::string& case_name) {
     if (ends_with(e.key, ".hysteresis_area_P"))
       area_scale = std::max(area_scale, std::abs(e.value));
   }
+  const BranchTolerances branch;
   for (const auto& e : ref) {
     ASSERT_TRUE(values.count(e.key)) << "missing " << e.key;
     const double v = values[e.key];
     const std::string& k = e.key;
-    if (ends_with(k, ".n_open") || ends_with(k, ".n_stick") || ends_with(k, ".n_slip")) {
+    const bool is_count =
+        ends_with(k, ".n_open") || ends_with(k, ".n_stick") || ends_with(k, ".n_slip");
+    if (after_branching(case_name, k)) {
+      double allowed = 0.0;
+      if (is_count)
+        allowed = branch.count;
+      else if (ends_with(k, ".hysteresis_area_P"))
+        allowed = branch.area * area_scale;
+      else if (k.find("force") != std::string::npos || k.find("reaction") != std::string::npos)
+        allowed = branch.force * force_scale;
+      else if (ends_with(k, ".dissipation"))
+        allowed = branch.relative * std::abs(e.value);
+      else
+        allowed = branch.slip * std::abs(e.value);
+      EXPECT_LE(std::abs(v - e.value), allowed)
+          << case_name << ": " << k << " = " << v << ", reference " << e.value
+          << " (after the branching at increment 60)";
+    } else if (is_count) {
       const std::string at = k.substr(0, k.rfind('.') + 1);
       EXPECT_LE(std::abs(v - e.value), borderline[at])
           << case_name << ": " << k << " = " << v << ", reference " << e.value << " ("
