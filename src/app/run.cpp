@@ -534,7 +534,8 @@ class ResultWriter {
     if (!message.empty()) j["message"] = message;
     j["mesh"] = {{"nodes", analysis_.mesh().n_nodes()},
                  {"hexahedra", analysis_.mesh().n_hexes()},
-                 {"contact_nodes", analysis_.contact_mesh_nodes().size()}};
+                 {"contact_nodes", analysis_.contact_mesh_nodes().size()},
+                 {"held_contact_components", analysis_.n_held_contact_components()}};
     j["dofs"] = {{"total", analysis_.n_dofs()}, {"free", analysis_.n_free()}};
     j["linear_solver"] = {{"factor_nonzeros", analysis_.factor_nonzeros()},
                           {"blas_threads", analysis_.blas_threads()}};

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -96,6 +97,11 @@ class Analysis {
   /// converged state, accumulated slip (global vector) and dissipation.
   [[nodiscard]] const NodeToPlaneContact& contact() const { return *contact_; }
   [[nodiscard]] const std::vector<int>& contact_mesh_nodes() const { return contact_mesh_nodes_; }
+  /// Tangential components of contact nodes held at zero by a symmetry
+  /// condition (docs/case-file.md, boundary_conditions).
+  [[nodiscard]] int n_held_contact_components() const {
+    return static_cast<int>(std::count(contact_free_dofs_.begin(), contact_free_dofs_.end(), -1));
+  }
   [[nodiscard]] const std::vector<ContactNodeState>& contact_states() const { return states_; }
   [[nodiscard]] const std::vector<Eigen::Vector3d>& accumulated_slip() const { return slip_sum_; }
   /// Path length of the slip (sum of |du_t| over the steps).

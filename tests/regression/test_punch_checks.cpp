@@ -174,6 +174,13 @@ fs::path run_quarter(const std::string& case_name) {
 TEST(PunchQuarterModel, FourTimesTheQuarterIsTheWholePunch) {
   for (const auto& case_name : all_cases) {
     const fs::path dir = run_quarter(case_name);
+    // 13 contact nodes on each symmetry plane (4 core + 1 + 8 ring), each
+    // holding one component.
+    EXPECT_NE(read_text(dir / "results" / "summary.json").find("\"held_contact_components\": 26"),
+              std::string::npos);
+    EXPECT_NE(read_text(cached_results(case_name) / "summary.json")
+                  .find("\"held_contact_components\": 0"),
+              std::string::npos);
     const Table quarter = read_csv(dir / "results" / "history.csv");
     const Table whole = read_csv(cached_results(case_name) / "history.csv");
     ASSERT_EQ(quarter.rows(), whole.rows()) << case_name;
