@@ -47,7 +47,8 @@ contact Newton systems cost about a 64th, which is what lets the study reach
 32/16 (the three cases in about 2 minutes on 2 cores). Its folders end in
 _quarter. For case C the quarter model follows the mirror-symmetric
 solution, whereas the whole seed mesh leaves it at increment 60
-(docs/punch.md). --whole runs the whole cylinder (any levels).
+(docs/punch.md). --whole runs the whole cylinder (any levels; give --levels,
+since its 32/16 level takes 11 GB and hours on 2 cores).
 
 --rim-grading / --bottom-grading set the cylinder's rim_grading /
 bottom_grading (docs/case-file.md) on every level; without them each level
