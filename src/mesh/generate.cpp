@@ -56,21 +56,19 @@ Mesh quarter_of(const Mesh& whole) {
     return whole.nodes[node].x() >= 0.0 && whole.nodes[node].y() >= 0.0;
   };
   Mesh mesh;
-  std::vector<int> new_index(whole.nodes.size(), -1);
   for (const Hex8& hex : whole.hexes)
-    if (std::all_of(hex.begin(), hex.end(), inside))
-      for (const int node : hex) new_index[node] = 0;
+    if (std::all_of(hex.begin(), hex.end(), inside)) mesh.hexes.push_back(hex);
+  // Renumber the nodes those hexahedra use, in the whole mesh's order.
+  std::vector<int> new_index(whole.nodes.size(), -1);
+  for (const Hex8& hex : mesh.hexes)
+    for (const int node : hex) new_index[node] = 0;
   for (std::size_t i = 0; i < whole.nodes.size(); ++i)
     if (new_index[i] == 0) {
       new_index[i] = mesh.n_nodes();
       mesh.nodes.push_back(whole.nodes[i]);
     }
-  for (const Hex8& hex : whole.hexes)
-    if (std::all_of(hex.begin(), hex.end(), inside)) {
-      Hex8 kept;
-      for (int c = 0; c < 8; ++c) kept[c] = new_index[hex[c]];
-      mesh.hexes.push_back(kept);
-    }
+  for (Hex8& hex : mesh.hexes)
+    for (int& node : hex) node = new_index[node];
   for (const auto& [name, nodes] : whole.node_sets) {
     std::vector<int> kept;
     for (const int node : nodes)

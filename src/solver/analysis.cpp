@@ -110,6 +110,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     } catch (const InputError& e) {
       throw InputError(where + "contact[" + std::to_string(pi) + "].set: " + e.what());
     }
+    const Eigen::Matrix3d frame = plane.frame();
     for (int node : *nodes) {
       if (plane_of_node[node] >= 0)
         throw InputError(where + "node " + std::to_string(mesh_.node_tags[node]) +
@@ -120,7 +121,6 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       // symmetry plane through the contact face): the component must be
       // along t1 or t2, so that the local frame separates it. Anything else
       // prescribed would fight the contact law.
-      const Eigen::Matrix3d frame = plane.frame();
       for (int comp = 0; comp < 3; ++comp) {
         if (!prescribed[3 * node + comp]) continue;
         const DirichletCondition& bc = case_.dirichlet[source[3 * node + comp].first];
@@ -183,9 +183,14 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     // One factorization, which also condenses K onto the contact dofs: S_xyz
     // is the stiffness the body offers at the contact nodes (SPEC 3.3).
     start = std::chrono::steady_clock::now();
-    std::vector<int> condensed_dofs;  // the free ones among contact_free_dofs_
-    for (const int dof : contact_free_dofs_)
-      if (dof >= 0) condensed_dofs.push_back(dof);
+    // The free contact dofs, and where each sits among the 3m (a held one
+    // is not a free dof).
+    std::vector<int> condensed_dofs, condensed_rows;
+    for (int j = 0; j < 3 * m; ++j)
+      if (contact_free_dofs_[j] >= 0) {
+        condensed_dofs.push_back(contact_free_dofs_[j]);
+        condensed_rows.push_back(j);
+      }
     Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, condensed_dofs);
     timings_.factorization = seconds_since(start);
     if (static_cast<int>(condensed_dofs.size()) < 3 * m) {
@@ -197,18 +202,13 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       // the mirror image of a symmetric solution has on its symmetry plane.
       const Eigen::MatrixXd s_free = std::move(s_xyz);
       s_xyz.setZero(3 * m, 3 * m);
-      std::vector<int> position;  // row of each contact dof in s_free, -1 if held
-      for (int j = 0, k = 0; j < 3 * m; ++j)
-        position.push_back(contact_free_dofs_[j] >= 0 ? k++ : -1);
-      for (int j = 0; j < 3 * m; ++j)
-        for (int i = 0; i < 3 * m; ++i)
-          if (position[i] >= 0 && position[j] >= 0) s_xyz(i, j) = s_free(position[i], position[j]);
+      s_xyz(condensed_rows, condensed_rows) = s_free;
       for (int j = 0; j < 3 * m; ++j) {
-        if (position[j] >= 0) continue;
+        if (contact_free_dofs_[j] >= 0) continue;
         double sum = 0.0;
         int count = 0;
         for (int i = 3 * (j / 3); i < 3 * (j / 3) + 3; ++i)
-          if (position[i] >= 0) {
+          if (contact_free_dofs_[i] >= 0) {
             sum += s_xyz(i, i);
             ++count;
           }

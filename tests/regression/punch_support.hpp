@@ -102,12 +102,20 @@ inline int run_bipo(const std::vector<std::string>& arguments, const std::string
   return std::system(command.c_str());
 }
 
+/// Writes `text` as `case_file` in `directory` and runs it, output to
+/// directory/log.txt; returns bipo's exit status.
+inline int run_text_into(const std::string& text, const fs::path& directory,
+                         const std::string& case_file) {
+  fs::create_directories(directory);
+  std::ofstream(directory / case_file) << text;
+  return run_bipo({"run", (directory / case_file).string(), "-q"},
+                  (directory / "log.txt").string());
+}
+
 /// Runs the case into `directory` (a fresh run), returns bipo's exit status.
 inline int run_into(const std::string& case_name, const fs::path& directory) {
-  fs::create_directories(directory);
-  const fs::path case_file = directory / (case_name + ".yaml");
-  std::ofstream(case_file) << case_copy_text(case_name, directory / "results");
-  return run_bipo({"run", case_file.string(), "-q"}, (directory / "log.txt").string());
+  return run_text_into(case_copy_text(case_name, directory / "results"), directory,
+                       case_name + ".yaml");
 }
 
 /// Results folder of a shipped case, run once per build of bipo and shared by

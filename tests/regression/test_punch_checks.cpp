@@ -142,7 +142,10 @@ TEST(PunchChecks, EveryIncrementSatisfiesTheLawCertificate) {
 /// the seed mesh file is the generator's 8/8/4 O-grid, PunchMesh test),
 /// held by the symmetry conditions, run into a fresh folder.
 fs::path run_quarter(const std::string& case_name) {
-  std::string text = case_copy_text(case_name, "RESULTS");
+  const fs::path dir =
+      fs::temp_directory_path() / ("bipo_quarter_" + case_name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  std::string text = case_copy_text(case_name, dir / "results");
   const auto replace_line = [&](const std::string& start, const std::string& by) {
     const auto at = text.find(start);
     if (at == std::string::npos) throw std::runtime_error(case_name + ": no line " + start);
@@ -153,15 +156,8 @@ fs::path run_quarter(const std::string& case_name) {
                "  - {set: top, displacement: {x: 0, y: 0, z: -0.1}}\n"
                "  - {set: symmetry_x0, displacement: {x: 0}}\n"
                "  - {set: symmetry_y0, displacement: {y: 0}}");
-  const fs::path dir =
-      fs::temp_directory_path() / ("bipo_quarter_" + case_name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  text.replace(text.find("RESULTS"), 7, (dir / "results").string());
-  std::ofstream(dir / "case.yaml") << text;
-  const int status =
-      run_bipo({"run", (dir / "case.yaml").string(), "-q"}, (dir / "log.txt").string());
-  if (status != 0) throw std::runtime_error("bipo failed on the quarter of " + case_name);
+  if (run_text_into(text, dir, "case.yaml") != 0)
+    throw std::runtime_error("bipo failed on the quarter of " + case_name);
   return dir;
 }
 

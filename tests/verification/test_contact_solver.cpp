@@ -212,6 +212,14 @@ TEST(ContactSolver, LoadUnloadCycleSatisfiesDiscreteEnergyIdentity) {
             1e-6 * first_cycle_state.lpNorm<Eigen::Infinity>());
 }
 
+CylinderParams small_cylinder(int core, int ring, int layers) {
+  CylinderParams p;
+  p.core = core;
+  p.ring = ring;
+  p.layers = layers;
+  return p;
+}
+
 /// The punch of punch_case() on the quarter x >= 0, y >= 0 of the same mesh,
 /// held by the symmetry conditions ux = 0 on x = 0 and uy = 0 on y = 0.
 Case quarter_punch_case(const FrictionParams& friction, int n_increments) {
@@ -232,10 +240,7 @@ Case quarter_punch_case(const FrictionParams& friction, int n_increments) {
 // laws of the punch (isotropic; orthotropic associated; non-associated),
 // through a loading that makes slip and stick zones.
 TEST(ContactSolver, QuarterPunchWithSymmetryConditionsIsTheWholePunchRestricted) {
-  CylinderParams whole_params;
-  whole_params.core = 4;
-  whole_params.ring = 4;
-  whole_params.layers = 2;
+  const CylinderParams whole_params = small_cylinder(4, 4, 2);
   CylinderParams quarter_params = whole_params;
   quarter_params.sector = CylinderParams::Sector::quarter;
   const Mesh whole = generate_cylinder(whole_params);
@@ -297,11 +302,7 @@ TEST(ContactSolver, QuarterPunchWithSymmetryConditionsIsTheWholePunchRestricted)
 }
 
 TEST(ContactSolver, ContactNodesAcceptOnlyATangentialComponentHeldAtZero) {
-  CylinderParams params;
-  params.core = 4;
-  params.ring = 2;
-  params.layers = 1;
-  const Mesh mesh = generate_cylinder(params);
+  const Mesh mesh = generate_cylinder(small_cylinder(4, 2, 1));
   const auto message = [&](const Case& c) {
     try {
       Analysis analysis(c, mesh);
