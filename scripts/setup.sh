@@ -5,6 +5,8 @@
 #
 #   scripts/setup.sh            # as root (or with sudo available)
 #   scripts/setup.sh --list     # print the package list and exit
+#   scripts/setup.sh --fuzz     # the packages of the fuzz preset instead
+#                               # (clang and its fuzzer runtime: scripts/fuzz.sh)
 set -euo pipefail
 
 packages=(
@@ -25,6 +27,12 @@ packages=(
   # formatting check (scripts/check_format.sh)
   clang-format
 )
+
+if [[ "${1:-}" == "--fuzz" ]]; then
+  # clang with libFuzzer and the sanitizer runtimes, and clang's OpenMP
+  packages=(clang libclang-rt-14-dev libomp-dev)
+  shift
+fi
 
 if [[ "${1:-}" == "--list" ]]; then
   printf '%s\n' "${packages[@]}"
