@@ -344,14 +344,17 @@ class ResultWriter {
     const Case& c = analysis_.case_description();
     const auto& nodes = analysis_.contact_mesh_nodes();
     // Probe names become file names (probes/<name>.csv): names that could
-    // leave the folder are refused here, and the folder refuses them again.
+    // leave the folder are refused here, and the folder refuses them again;
+    // two probes of one name would write one file.
+    std::set<std::string> names;
     for (std::size_t i = 0; i < c.probes.size(); ++i) {
+      const std::string key = c.source.string() + ": probes[" + std::to_string(i) + "].name: '" +
+                              printable(c.probes[i].name) + "'";
       const std::string reason = unsafe_name_reason(c.probes[i].name);
-      if (!reason.empty()) {
-        throw InputError(c.source.string() + ": probes[" + std::to_string(i) + "].name: '" +
-                         printable(c.probes[i].name) +
-                         "' cannot be a file name (probes/<name>.csv): " + reason);
-      }
+      if (!reason.empty())
+        throw InputError(key + " cannot be a file name (probes/<name>.csv): " + reason);
+      if (!names.insert(c.probes[i].name).second)
+        throw InputError(key + " is the name of an earlier probe too");
     }
     for (const auto& probe : c.probes) {
       const std::string set =
