@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
   } catch (const bipo::NumericalError& e) {
     std::cerr << "bipo: numerical failure: " << e.what() << "\n";
     return 3;
+  } catch (const bipo::SystemError& e) {
+    std::cerr << "bipo: system error: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "bipo: error: " << e.what() << "\n";
     return 1;

@@ -15,11 +15,14 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <system_error>
 #include <thread>
 
 #include "io/errors.hpp"
+#include "io/result_folder.hpp"
+#include "io/text_encoding.hpp"
 #include "io/vtk_output.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"
@@ -122,34 +125,51 @@ ContactSurface contact_surface(const Analysis& analysis) {
   return s;
 }
 
-/// Writes every result file of a run as the steps converge.
+/// The label of the reaction columns of each boundary condition, in the
+/// case's order: "reaction_<set>", and for the second, third... condition on
+/// one set "reaction_<set>#2", "#3"... (docs/outputs.md); a label is never
+/// given twice (a number already taken, e.g. by a set whose name ends in
+/// "#2", is skipped).
+std::vector<std::string> reaction_labels(const Case& c) {
+  std::vector<std::string> labels;
+  std::set<std::string> taken;
+  for (const auto& bc : c.dirichlet) {
+    const std::string base = "reaction_" + bc.set;
+    std::string label = base;
+    for (int n = 2; taken.count(label) != 0; ++n) label = base + "#" + std::to_string(n);
+    taken.insert(label);
+    labels.push_back(label);
+  }
+  return labels;
+}
+
+/// Writes every result file of a run as the steps converge, into a
+/// ResultFolder: staged until the first converged step (or the end of a run
+/// that fails before one), then in place of the earlier run's results.
 class ResultWriter {
  public:
-  ResultWriter(const Analysis& analysis, fs::path directory, bool quiet, CaseLog& log)
-      : analysis_(analysis), dir_(std::move(directory)), quiet_(quiet), log_(log) {
+  /// `label` names the setting that chose `directory` (for messages).
+  ResultWriter(const Analysis& analysis, const fs::path& directory, const std::string& label,
+               bool quiet, CaseLog& log)
+      : analysis_(analysis), quiet_(quiet), log_(log) {
     const Case& c = analysis.case_description();
-    fs::create_directories(dir_);
-    // Remove the files of an earlier run in this folder so that nothing stale
-    // is mistaken for a result of this one.
-    for (const char* name :
-         {"summary.json", "history.csv", "cycles.csv", "bipo.pvd", "contact.pvd"})
-      fs::remove(dir_ / name);
-    fs::remove_all(dir_ / "vtk");
-    fs::remove_all(dir_ / "probes");
-    fs::remove_all(dir_ / "maps");
+    // Everything that can be wrong with the case is checked before the
+    // results folder is touched.
     surface_ = contact_surface(analysis);
     resolve_probes();
+    check_set_field_names();
 
     std::vector<std::string> columns{"step", "position", "load_factor", "cycle"};
-    for (const auto& bc : c.dirichlet)
-      for (const char* comp : {"x", "y", "z"}) columns.push_back("reaction_" + bc.set + "_" + comp);
+    for (const std::string& label_of_bc : reaction_labels(c))
+      for (const char* comp : {"x", "y", "z"}) columns.push_back(label_of_bc + "_" + comp);
     for (const char* name :
          {"contact_force_x", "contact_force_y", "contact_force_z", "normal_force",
           "tangential_force_t1", "tangential_force_t2", "n_open", "n_stick", "n_slip",
           "dissipation", "accumulated_dissipation", "newton_iterations", "sweeps",
           "equilibrium_residual", "scaled_certificate", "seconds"})
       columns.emplace_back(name);
-    history_ = std::make_unique<CsvWriter>(dir_ / "history.csv", columns);
+    folder_.emplace(directory, label);
+    history_ = std::make_unique<CsvWriter>(folder_->path({"history.csv"}), columns);
     // clang-format off
     const std::vector<std::string> probe_columns{
         "step", "position", "load_factor", "cycle", "ux", "uy", "uz", "slip_increment_t1",
@@ -159,12 +179,13 @@ class ResultWriter {
         "f", "gap", "applied_force"};
     // clang-format on
     for (const auto& probe : probes_) {
-      probe_csv_.push_back(
-          std::make_unique<CsvWriter>(dir_ / "probes" / (probe.name + ".csv"), probe_columns));
+      probe_csv_.push_back(std::make_unique<CsvWriter>(
+          folder_->path({"probes", probe.name + ".csv"}), probe_columns));
     }
     if (c.output.vtk) {
-      pvd_ = std::make_unique<PvdCollection>(dir_ / "bipo.pvd");
-      if (!c.contacts.empty()) contact_pvd_ = std::make_unique<PvdCollection>(dir_ / "contact.pvd");
+      pvd_ = std::make_unique<PvdCollection>(folder_->path({"bipo.pvd"}));
+      if (!c.contacts.empty())
+        contact_pvd_ = std::make_unique<PvdCollection>(folder_->path({"contact.pvd"}));
     }
     cycle_dissipation_node_.assign(analysis.contact_mesh_nodes().size(), 0.0);
     write_summary("running", "");
@@ -249,6 +270,8 @@ class ResultWriter {
     const int n_total = c.program.n_increments();
     const bool last = step.position >= n_total - 1e-12;
     if (c.output.vtk && (n_steps_ % c.output.every == 0 || last || segment_end)) write_vtk(step);
+    // The first step is written whole: the new run replaces the earlier one.
+    commit();
     seconds_output_ += seconds_since(start);
 
     if (!quiet_) {
@@ -269,6 +292,8 @@ class ResultWriter {
     write_cycles();
     total_seconds_ = total_seconds;
     write_summary(status, message);
+    // A run that fails before its first step has a result too: its summary.
+    commit();
   }
 
  private:
@@ -285,9 +310,52 @@ class ResultWriter {
     std::vector<std::pair<double, double>> loop;  // (radial slip of P, applied force)
   };
 
+  /// Replaces the earlier run's results by this run's (once), and points the
+  /// open writers at the files' new places.
+  void commit() {
+    if (folder_->committed()) return;
+    folder_->commit();
+    history_->relocate(folder_->path({"history.csv"}));
+    for (std::size_t p = 0; p < probes_.size(); ++p)
+      probe_csv_[p]->relocate(folder_->path({"probes", probes_[p].name + ".csv"}));
+    if (pvd_) pvd_->relocate(folder_->path({"bipo.pvd"}));
+    if (contact_pvd_) contact_pvd_->relocate(folder_->path({"contact.pvd"}));
+  }
+
+  /// Node set names become VTK field names ("set_<name>"), written as valid
+  /// UTF-8: two names that differ only in bytes that are not UTF-8 would be
+  /// written alike.
+  void check_set_field_names() const {
+    const Case& c = analysis_.case_description();
+    if (!c.output.vtk || !wants(c.output, "sets")) return;
+    std::map<std::string, std::string> written;
+    for (const auto& [name, nodes] : analysis_.mesh().node_sets) {
+      const auto [at, inserted] = written.emplace(valid_utf8(name), name);
+      if (!inserted) {
+        throw InputError(c.source.string() + ": output.fields: sets: the mesh's node sets '" +
+                         printable(at->second) + "' and '" + printable(name) +
+                         "' differ only in bytes that are not UTF-8, so their VTK fields would "
+                         "have one name; rename one, or leave sets out of output.fields");
+      }
+    }
+  }
+
   void resolve_probes() {
     const Case& c = analysis_.case_description();
     const auto& nodes = analysis_.contact_mesh_nodes();
+    // Probe names become file names (probes/<name>.csv): names that could
+    // leave the folder are refused here, and the folder refuses them again;
+    // two probes of one name would write one file.
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < c.probes.size(); ++i) {
+      const std::string key = c.source.string() + ": probes[" + std::to_string(i) + "].name: '" +
+                              printable(c.probes[i].name) + "'";
+      const std::string reason = unsafe_name_reason(c.probes[i].name);
+      if (!reason.empty())
+        throw InputError(key + " cannot be a file name (probes/<name>.csv): " + reason);
+      if (!names.insert(c.probes[i].name).second)
+        throw InputError(key + " is the name of an earlier probe too");
+    }
     for (const auto& probe : c.probes) {
       const std::string set =
           probe.set.empty() && !c.contacts.empty() ? c.contacts[0].set : probe.set;
@@ -396,12 +464,12 @@ class ResultWriter {
       out += '\n';
     }
     const std::string name = "step_" + padded(n_steps_) + ".csv";
-    write_text_atomically(dir_ / "maps" / name, out);
+    write_text_atomically(folder_->path({"maps", name}), out);
     std::ostringstream line;
     line << std::setprecision(17) << n_steps_ << ',' << step.position << ',' << step.factor << ','
          << step.cycle << ',' << kind << ',' << name << '\n';
     map_index_ += line.str();
-    write_text_atomically(dir_ / "maps" / "index.csv",
+    write_text_atomically(folder_->path({"maps", "index.csv"}),
                           "step,position,load_factor,cycle,segment,file\n" + map_index_);
   }
 
@@ -449,9 +517,9 @@ class ResultWriter {
           full.values[nodes[i] * field.n_components + k] = field.values[i * field.n_components + k];
       points.push_back(std::move(full));
     }
-    const std::string name = "vtk/bipo_" + padded(n_steps_) + ".vtu";
-    write_vtu(dir_ / name, mesh.nodes, mesh.hexes, points, cells);
-    pvd_->add(step.position, name);
+    const std::string name = "bipo_" + padded(n_steps_) + ".vtu";
+    write_vtu(folder_->path({"vtk", name}), mesh.nodes, mesh.hexes, points, cells);
+    pvd_->add(step.position, "vtk/" + name);
 
     if (contact_pvd_) {
       std::vector<Eigen::Vector3d> surface_points;
@@ -460,9 +528,10 @@ class ResultWriter {
       for (int node : nodes)
         for (int k = 0; k < 3; ++k) u.values.push_back(analysis_.displacement()(3 * node + k));
       contact_fields.push_back(std::move(u));
-      const std::string surface_name = "vtk/contact_" + padded(n_steps_) + ".vtu";
-      write_vtu(dir_ / surface_name, surface_points, surface_.quads, contact_fields, {});
-      contact_pvd_->add(step.position, surface_name);
+      const std::string surface_name = "contact_" + padded(n_steps_) + ".vtu";
+      write_vtu(folder_->path({"vtk", surface_name}), surface_points, surface_.quads,
+                contact_fields, {});
+      contact_pvd_->add(step.position, "vtk/" + surface_name);
     }
   }
 
@@ -521,7 +590,7 @@ class ResultWriter {
             << e->area_open << ',' << e->area_stick << ',' << e->area_slip;
       out << '\n';
     }
-    write_text_atomically(dir_ / "cycles.csv", out.str());
+    write_text_atomically(folder_->path({"cycles.csv"}), out.str());
   }
 
   void write_summary(const std::string& status, const std::string& message) {
@@ -559,11 +628,16 @@ class ResultWriter {
                     {"output", seconds_output_},
                     {"total", total_seconds_}};
     j["peak_memory_mib"] = peak_memory_mib();
-    write_text_atomically(dir_ / "summary.json", j.dump(2) + "\n");
+    // Names and paths are any bytes (a Latin-1 folder, a title with 0xFF):
+    // bytes that are not UTF-8 are written as U+FFFD rather than fail.
+    write_text_atomically(folder_->path({"summary.json"}),
+                          j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
 
   const Analysis& analysis_;
-  fs::path dir_;
+  // First of the members that hold files: destroyed last, after the writers
+  // have closed theirs, it removes what an unfinished run staged.
+  std::optional<ResultFolder> folder_;
   bool quiet_;
   CaseLog& log_;
   ContactSurface surface_;
@@ -683,7 +757,9 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
     header << "; results in " << directory.string() << "\n";
     log.write(header.str(), false);
   }
-  ResultWriter writer(analysis, directory, options.quiet, log);
+  const std::string label =
+      options.output_directory ? "--output" : c.source.string() + ": output.directory";
+  ResultWriter writer(analysis, directory, label, options.quiet, log);
   try {
     run_load_program(analysis,
                      [&](const Analysis&, const StepResult& step) { writer.on_step(step); });
@@ -715,6 +791,9 @@ int run_one_case(const Case& c, const Mesh* mesh, const std::string& mesh_error,
   } catch (const NumericalError& e) {
     log.write("bipo: numerical failure: " + prefix + e.what() + "\n", false);
     return 3;
+  } catch (const SystemError& e) {
+    log.write("bipo: system error: " + prefix + e.what() + "\n", false);
+    return 1;
   } catch (const std::exception& e) {
     log.write("bipo: error: " + prefix + e.what() + "\n", false);
     return 1;
@@ -748,6 +827,9 @@ int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::os
       throw InputError(c.source.string() + " and " + at->second->source.string() +
                        " write their results to the same folder " + folder.string() +
                        " (output.directory): give each case its own");
+    ResultFolder::check(folder, options.output_directory
+                                    ? std::string("--output")
+                                    : c.source.string() + ": output.directory");
   }
 
   const int jobs = std::min<int>(options.jobs, static_cast<int>(cases.size()));

@@ -23,3 +23,16 @@ class NumericalError : public std::runtime_error {
 };
 
 }  // namespace bipo
+
+namespace bipo {
+
+/// The system refused an operation that the input was fine for (full disk,
+/// permission denied, read-only file system, I/O error): the message says
+/// what could not be done, names the path and gives the system's reason.
+/// Exit code 1, not an input error: the case is right, the machine is not.
+class SystemError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace bipo

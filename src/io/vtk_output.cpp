@@ -25,6 +25,8 @@
 #include <utility>
 
 #include "io/errors.hpp"
+#include "io/result_folder.hpp"
+#include "io/text_encoding.hpp"
 
 namespace bipo {
 
@@ -32,19 +34,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string errno_text(int err) {
-  return std::strerror(err);
-}
-
 /// Creates the folder of `file` if needed.
 void make_parent(const fs::path& file) {
   const fs::path dir = file.parent_path();
   if (dir.empty()) return;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec)
-    throw InputError(file.string() + ": cannot create the folder " + dir.string() + ": " +
-                     ec.message());
+  if (ec) throw_file_error("create the folder", dir, ec.value());
 }
 
 /// A fresh temporary name in the folder of `file` (same file system, so the
@@ -68,11 +64,10 @@ void remove_quietly(const fs::path& p) {
 
 /// Renames `tmp` to `file`; on failure removes `tmp` and throws.
 void commit(const fs::path& tmp, const fs::path& file) {
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) {
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    const int error = errno;
     remove_quietly(tmp);
-    throw InputError(file.string() + ": cannot move the written file into place: " + ec.message());
+    throw_file_error("write", file, error);
   }
 }
 
@@ -107,7 +102,9 @@ vtkSmartPointer<vtkDoubleArray> make_array(const Field& f, std::size_t n_items, 
                                 std::to_string(f.values.size()));
   }
   auto a = vtkSmartPointer<vtkDoubleArray>::New();
-  a->SetName(f.name.c_str());
+  // VTK 9.1 writes array names into the XML as they are: escaped here, an
+  // XML reader (ParaView's) gives back the name itself.
+  a->SetName(xml_escaped(f.name).c_str());
   a->SetNumberOfComponents(f.n_components);
   a->SetNumberOfTuples(static_cast<vtkIdType>(n_items));
   if (!f.values.empty())
@@ -122,12 +119,15 @@ vtkSmartPointer<vtkDoubleArray> make_array(const Field& f, std::size_t n_items, 
   return a;
 }
 
+/// Names as written (two names that differ only in bytes that are not
+/// UTF-8 are written alike).
 template <typename Field>
 void check_unique_names(const std::vector<Field>& fields, const char* kind) {
   std::set<std::string> names;
   for (const auto& f : fields) {
-    if (!names.insert(f.name).second) {
-      throw std::invalid_argument(std::string(kind) + " field '" + f.name + "' given twice");
+    if (!names.insert(xml_escaped(f.name)).second) {
+      throw std::invalid_argument(std::string(kind) + " field '" + printable(f.name) +
+                                  "' given twice");
     }
   }
 }
@@ -195,45 +195,11 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
   writer->SetHeaderTypeToUInt64();
   const int ok = writer->Write();
   const unsigned long code = writer->GetErrorCode();
+  // In memory: a failure here is VTK's, not the file system's.
   if (ok != 1 || code != vtkErrorCode::NoError)
-    throw InputError(file.string() + ": cannot write the VTK file (" + vtk_error_text(code) + ")");
+    throw std::runtime_error(file.string() + ": VTK could not encode the grid (" +
+                             vtk_error_text(code) + ")");
   write_text_atomically(file, writer->GetOutputString());
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (const char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
-
-std::string csv_quote(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -265,12 +231,12 @@ void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
 }
 
 void write_text_atomically(const fs::path& file, const std::string& content) {
+  require_regular_file_or_nothing(file);
   make_parent(file);
   const fs::path tmp = temporary_name(file);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    throw InputError(file.string() + ": cannot create a temporary file: " + errno_text(errno));
-  }
+  // A new file, never one planted under the temporary name (nor a link).
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw_file_error("write", file, errno);
   const char* data = content.data();
   std::size_t left = content.size();
   int err = 0;
@@ -287,7 +253,7 @@ void write_text_atomically(const fs::path& file, const std::string& content) {
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     remove_quietly(tmp);
-    throw InputError(file.string() + ": cannot write: " + errno_text(err));
+    throw_file_error("write", file, err);
   }
   commit(tmp, file);
 }
@@ -296,6 +262,10 @@ void write_text_atomically(const fs::path& file, const std::string& content) {
 
 PvdCollection::PvdCollection(fs::path file) : file_(std::move(file)) {
   write();
+}
+
+void PvdCollection::relocate(fs::path file) {
+  file_ = std::move(file);
 }
 
 void PvdCollection::add(double time, const std::string& relative_vtu_name) {
@@ -313,7 +283,7 @@ void PvdCollection::write() const {
       "  <Collection>\n";
   for (const auto& s : steps_) {
     xml += "    <DataSet timestep=\"" + full_precision(s.time) +
-           "\" group=\"\" part=\"0\" file=\"" + xml_escape(s.file) + "\"/>\n";
+           "\" group=\"\" part=\"0\" file=\"" + xml_escaped(s.file) + "\"/>\n";
   }
   xml += "  </Collection>\n</VTKFile>\n";
   write_text_atomically(file_, xml);
@@ -329,23 +299,40 @@ CsvWriter::CsvWriter(fs::path file, std::vector<std::string> columns)
     : file_(std::move(file)), n_columns_(columns.size()) {
   if (columns.empty()) throw std::invalid_argument(file_.string() + ": a CSV file needs columns");
   std::string header;
+  std::set<std::string> written;
   for (const auto& c : columns) {
     if (c.empty()) throw std::invalid_argument(file_.string() + ": empty CSV column name");
+    const std::string field = csv_field(c);
+    if (!written.insert(field).second) {
+      throw std::invalid_argument(file_.string() + ": CSV column '" + printable(c) +
+                                  "' given twice");
+    }
     if (!header.empty()) header += ',';
-    header += csv_quote(c);
+    header += field;
   }
   header += '\n';
 
-  make_parent(file_);
-  std::error_code ec;
-  fs::remove(file_, ec);  // a complete history of an earlier run is no longer current
-  if (ec) throw InputError(file_.string() + ": cannot remove the previous file: " + ec.message());
   const fs::path partial = partial_path();
-  out_.reset(std::fopen(partial.c_str(), "w"));
-  if (!out_) throw InputError(partial.string() + ": cannot create: " + errno_text(errno));
-  if (std::fputs(header.c_str(), out_.get()) < 0 || std::fflush(out_.get()) != 0) {
-    throw InputError(partial.string() + ": cannot write: " + errno_text(errno));
+  require_regular_file_or_nothing(file_);
+  require_regular_file_or_nothing(partial);
+  make_parent(file_);
+  // A complete history of an earlier run is no longer current, and the
+  // history of an interrupted one is replaced.
+  for (const fs::path& stale : {file_, partial}) {
+    if (::unlink(stale.c_str()) != 0 && errno != ENOENT)
+      throw_file_error("remove the earlier", stale, errno);
   }
+  const int fd =
+      ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw_file_error("create", partial, errno);
+  out_.reset(::fdopen(fd, "w"));
+  if (!out_) {
+    const int error = errno;
+    ::close(fd);
+    throw_file_error("create", partial, error);
+  }
+  if (std::fputs(header.c_str(), out_.get()) < 0 || std::fflush(out_.get()) != 0)
+    throw_file_error("write", partial, errno);
 }
 
 CsvWriter::~CsvWriter() = default;
@@ -368,9 +355,8 @@ void CsvWriter::append_row(const std::vector<double>& values) {
     append_number(line, values[i]);
   }
   line += '\n';
-  if (std::fputs(line.c_str(), out_.get()) < 0 || std::fflush(out_.get()) != 0) {
-    throw InputError(partial_path().string() + ": cannot write: " + errno_text(errno));
-  }
+  if (std::fputs(line.c_str(), out_.get()) < 0 || std::fflush(out_.get()) != 0)
+    throw_file_error("write", partial_path(), errno);
   ++n_rows_;
 }
 
@@ -378,13 +364,13 @@ void CsvWriter::finish() {
   if (!out_) return;
   const bool flushed = std::fflush(out_.get()) == 0;
   const bool closed = std::fclose(out_.release()) == 0;
-  if (!flushed || !closed)
-    throw InputError(partial_path().string() + ": cannot write: " + errno_text(errno));
-  std::error_code ec;
-  fs::rename(partial_path(), file_, ec);
-  if (ec)
-    throw InputError(file_.string() + ": cannot rename " + partial_path().string() + ": " +
-                     ec.message());
+  if (!flushed || !closed) throw_file_error("write", partial_path(), errno);
+  require_regular_file_or_nothing(file_);
+  if (::rename(partial_path().c_str(), file_.c_str()) != 0) throw_file_error("write", file_, errno);
+}
+
+void CsvWriter::relocate(fs::path file) {
+  file_ = std::move(file);
 }
 
 }  // namespace bipo

@@ -3,7 +3,13 @@
 // file is written so that a reader never sees a half-written one: whole files
 // go to a temporary name in the same folder and are renamed into place; CSV
 // histories grow under "<name>.partial" and get their final name only when
-// finished. Knows nothing of finite elements or contact.
+// finished. Writes only to regular files or new paths (never through a
+// symbolic link, never over a device, FIFO or folder), and every name it
+// writes into a file is valid UTF-8, escaped for XML or quoted for CSV
+// (io/text_encoding.hpp). Errors: InputError when the path is unusable (not
+// a regular file, a part of it not a folder), SystemError when the system
+// refuses (full disk, permission denied), both as "cannot <do> <path>:
+// <reason>". Knows nothing of finite elements or contact.
 #pragma once
 
 #include <Eigen/Core>
@@ -36,9 +42,11 @@ struct CellField {
 /// Writes hexahedra (VTK_HEXAHEDRON; Gmsh's linear hexahedron node ordering is
 /// VTK's) as a binary, appended, LZ4-compressed .vtu file, atomically (a
 /// temporary file in the same folder renamed into place; the folder is
-/// created if missing). Throws std::invalid_argument for inconsistent input
-/// (node index out of range, field of the wrong size) and InputError naming
-/// the path if the file cannot be written.
+/// created if missing). Field names are written XML-escaped
+/// (xml_escaped(): a reader gets the name back, with U+FFFD for bytes that
+/// are not UTF-8). Throws std::invalid_argument for inconsistent input (node
+/// index out of range, field of the wrong size, two fields of one name) and
+/// InputError or SystemError naming the path if the file cannot be written.
 void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vector3d>& points,
                const std::vector<std::array<int, 8>>& hexes,
                const std::vector<PointField>& point_fields,
@@ -62,7 +70,10 @@ void append_number(std::string& out, double v);
 /// the process is killed. The file is not forced to disk (no fsync, which
 /// cost about a fifth of the output time): a system crash may still lose
 /// the latest files.
-/// Throws InputError naming the path on failure and leaves no temporary file.
+/// `file` must be a regular file or absent (else InputError naming it and
+/// what it is); the temporary is created exclusively (never an existing
+/// file, never through a link). Throws InputError or SystemError naming the
+/// path on failure and leaves no temporary file.
 void write_text_atomically(const std::filesystem::path& file, const std::string& content);
 
 /// A ParaView .pvd collection: a list of (time, .vtu file) pairs. The
@@ -78,6 +89,8 @@ class PvdCollection {
   void add(double time, const std::string& relative_vtu_name);
   /// (Re)writes the collection atomically.
   void write() const;
+  /// The caller moved the collection's file to `file`: later writes go there.
+  void relocate(std::filesystem::path file);
 
   [[nodiscard]] const std::filesystem::path& path() const { return file_; }
   [[nodiscard]] std::size_t size() const { return steps_.size(); }
@@ -94,14 +107,18 @@ class PvdCollection {
 /// A CSV history file (one header line, then one row per call, full precision
 /// "%.17g", flushed after each row). While it is being written the file is
 /// "<name>.partial"; finish() renames it to "<name>". Opening removes a stale
-/// "<name>" left by a previous run, so "<name>" exists only for a completed
-/// history. A writer destroyed without finish() (error, crash) leaves the
-/// ".partial" file: its rows are valid but the history is incomplete.
+/// "<name>" or "<name>.partial" left by a previous run (regular files only,
+/// else InputError), so "<name>" exists only for a completed history, and
+/// creates "<name>.partial" exclusively. A writer destroyed without finish()
+/// (error, crash) leaves the ".partial" file: its rows are valid but the
+/// history is incomplete.
 class CsvWriter {
  public:
-  /// Column names must be non-empty; names containing a comma, a quote or a
-  /// line break are quoted (RFC 4180). Throws InputError naming the path if
-  /// the file cannot be created.
+  /// Column names must be non-empty and distinct as written (else
+  /// std::invalid_argument); they are written as csv_field() (valid UTF-8,
+  /// quoted per RFC 4180 when they hold a comma, a quote or a line break).
+  /// Throws InputError or SystemError naming the path if the file cannot be
+  /// created.
   CsvWriter(std::filesystem::path file, std::vector<std::string> columns);
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
@@ -113,6 +130,9 @@ class CsvWriter {
   void append_row(const std::vector<double>& values);
   /// Closes the file and gives it its final name. Idempotent.
   void finish();
+  /// The caller moved the file (partial_path() while not finished) so that
+  /// its final name is now `file`: later rows and finish() use that name.
+  void relocate(std::filesystem::path file);
 
   /// Final name of the file.
   [[nodiscard]] const std::filesystem::path& path() const { return file_; }

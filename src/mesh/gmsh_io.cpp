@@ -1,10 +1,14 @@
 #include "mesh/gmsh_io.hpp"
 
+#include <fcntl.h>
 #include <gmsh.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <clocale>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "io/errors.hpp"
+#include "io/result_folder.hpp"
 #include "mesh/quality.hpp"
 
 namespace bipo {
@@ -306,8 +311,16 @@ void write_msh(const Mesh& mesh, const fs::path& path, bool binary, double versi
     for (const int node : hex) connectivity.push_back(node_tags[node]);
   }
 
-  // Gmsh picks the format from the extension, hence `.tmp.msh`.
-  const fs::path tmp = fs::path(name + ".tmp.msh");
+  // Gmsh opens its output by name, following links and truncating what is
+  // there: it writes into a fresh folder of our own next to `path` (the same
+  // file system, so the final rename is atomic; mode 0700, so nothing can be
+  // planted in it), under a `.msh` name (Gmsh picks the format from it).
+  require_regular_file_or_nothing(path);
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::string folder_name = (parent / ".bipo-mesh-XXXXXX").string();
+  if (::mkdtemp(folder_name.data()) == nullptr) throw_file_error("write", path, errno);
+  const fs::path folder(folder_name);
+  const fs::path tmp = folder / "mesh.msh";
   try {
     in_gmsh(name, "writing the mesh", [&] {
       gmsh::model::add("bipo");
@@ -334,14 +347,36 @@ void write_msh(const Mesh& mesh, const fs::path& path, bool binary, double versi
       gmsh::write(tmp.string());
     });
     if (!fs::is_regular_file(tmp)) throw InputError(name + ": Gmsh did not write the file");
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) throw InputError(name + ": cannot move the written mesh into place: " + ec.message());
+    // Gmsh does not report failed writes (a full disk truncates its file):
+    // the file it writes ends with the elements' section.
+    const std::string end = "$EndElements\n";
+    std::ifstream written(tmp, std::ios::binary | std::ios::ate);
+    const auto size = static_cast<std::streamoff>(written.tellg());
+    std::string tail(end.size(), '\0');
+    if (size >= static_cast<std::streamoff>(end.size())) {
+      written.seekg(size - static_cast<std::streamoff>(end.size()));
+      written.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+    }
+    if (!written || tail != end) {
+      // The system's reason, if it still has one: what writing more says.
+      int reason = 0;
+      const int fd = ::open(tmp.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) reason = errno;
+      const std::string padding(4096, '\0');
+      for (int k = 0; fd >= 0 && reason == 0 && k < 16; ++k)
+        if (::write(fd, padding.data(), padding.size()) < 0) reason = errno;
+      if (fd >= 0) ::close(fd);
+      if (reason != 0) throw_file_error("write", path, reason);
+      throw SystemError("cannot write " + name + ": the file Gmsh wrote is incomplete");
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) throw_file_error("write", path, errno);
   } catch (...) {
     std::error_code ignored;
-    fs::remove(tmp, ignored);
+    fs::remove_all(folder, ignored);
     throw;
   }
+  std::error_code ignored;
+  fs::remove(folder, ignored);
 }
 
 }  // namespace bipo

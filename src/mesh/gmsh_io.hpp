@@ -39,11 +39,15 @@ namespace bipo {
 /// Node and hexahedron tags are node_tags / hex_tags (1..n when absent).
 /// Version 2.2 renumbers them consecutively in the mesh's order (hexahedra
 /// after the point elements): tags survive only with 4.1.
-/// The file appears atomically: Gmsh writes `<path>.tmp.msh` (it picks the
-/// format from the extension), which is then renamed to `path`.
+/// `path` must be a regular file or a new path: anything else there (a
+/// device, a FIFO, a folder, a socket, a symbolic link) is refused with an
+/// InputError naming it. The file appears atomically: Gmsh writes it in a
+/// fresh private folder next to `path` (`.bipo-mesh-XXXXXX`, created
+/// exclusively), and it is renamed to `path`.
 /// Throws InputError for an unsupported version, an empty or malformed set
 /// (names must be non-empty without quotes or line breaks), a set `all` that
-/// is not every node, duplicate tags, or any failure to write.
+/// is not every node, duplicate tags, or a path that cannot be written; a
+/// SystemError when the system refuses the write (full disk, permission).
 void write_msh(const Mesh& mesh, const std::filesystem::path& path, bool binary = false,
                double version = 4.1);
 
