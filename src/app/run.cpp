@@ -616,6 +616,10 @@ class ResultWriter {
     j["total_sweeps"] = total_sweeps_;
     j["max_scaled_certificate"] = max_certificate_;
     j["max_equilibrium_residual"] = max_residual_;
+    // What the two maxima above were held to (docs/case-file.md, solver).
+    j["tolerances"] = {{"force_tolerance", c.solver.force_tolerance},
+                       {"law_tolerance", c.solver.law_tolerance},
+                       {"certificate_acceptance", analysis_.certificate_acceptance()}};
     double total = 0.0;
     for (const auto& [cycle, r] : cycles_) total += r.dissipation;
     j["dissipation_total"] = total;

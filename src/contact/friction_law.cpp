@@ -334,6 +334,14 @@ ConeProjection project_onto_friction_cone(const Eigen::Vector3d& tau, const Fric
   return {g.r, g.state};
 }
 
+Eigen::Vector3d admissible_reaction(const Eigen::Vector3d& r, const FrictionLaw& law) {
+  Eigen::Vector3d a = project_onto_friction_cone(r, law).r;
+  // The circular closed form computes r_n and r_t separately, each rounded:
+  // |r_t|_mu can come out an ulp or two above r_n.
+  if (!law.frictionless()) a(0) = std::max(a(0), law.norm_mu(a.tail<2>()));
+  return a;
+}
+
 // ---------------------------------------------------------------------------
 // Predictor-corrector, certificate, dissipation (SPEC 3.1, 3.2)
 

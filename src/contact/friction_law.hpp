@@ -70,6 +70,14 @@ struct ConeProjection {
 [[nodiscard]] ConeProjection project_onto_friction_cone(const Eigen::Vector3d& tau,
                                                         const FrictionLaw& law);
 
+/// The reaction r made admissible exactly: its Euclidean projection onto
+/// K_mu, with r_n then raised to |r_t|_mu if the projection's rounding left
+/// it a few ulps below, so that `norm_mu(r_t) <= r_n` holds in floating
+/// point as norm_mu computes it (frictionless: r_t = 0 and r_n >= 0). A
+/// reaction strictly inside K_mu is returned unchanged; one on its surface
+/// may move by a few ulps.
+[[nodiscard]] Eigen::Vector3d admissible_reaction(const Eigen::Vector3d& r, const FrictionLaw& law);
+
 /// SPEC 3.2 predictor-corrector for one node: returns proj_K(tau) with
 /// tau_t = r_t - rho omega^2 du_t and tau_n = r_n - rho (g + |omega^2 du_t|_mu*).
 /// Frictionless: r = (max(r_n - rho g, 0), 0, 0).

@@ -551,6 +551,26 @@ Eigen::VectorXd NodeToPlaneContact::nodal_forces(const Eigen::VectorXd& r) const
   return forces;
 }
 
+void NodeToPlaneContact::settle_reactions(const Eigen::VectorXd& v, Eigen::VectorXd& r,
+                                          double law_tolerance, double motion_scale) const {
+  double max_rn = 0.0;
+  for (int i = 0; i < n_nodes(); ++i) max_rn = std::max(max_rn, r(3 * i));
+  // The solver's own scales: it accepts a penetration up to law_tolerance x
+  // motion_scale, and reactions to law_tolerance of the largest one. A gap
+  // beyond the first with a force below the second is a node clear of the
+  // plane whose force is the iteration's round-off (seen: r_n = 1e-24 at a
+  // gap of 0.96 mm); the law (g > 0 -> r = 0) says it is exactly 0.
+  const double gap_tolerance = law_tolerance * motion_scale;
+  const double force_tolerance = law_tolerance * max_rn;
+  for (int i = 0; i < n_nodes(); ++i) {
+    const double rn = r(3 * i);
+    if (rn <= 0.0 || (v(3 * i) > gap_tolerance && rn <= force_tolerance))
+      r.segment<3>(3 * i).setZero();
+    else
+      r.segment<3>(3 * i) = admissible_reaction(r.segment<3>(3 * i), planes_[nodes_[i].plane].law);
+  }
+}
+
 std::vector<ContactNodeState> NodeToPlaneContact::evaluate(const Eigen::VectorXd& v,
                                                            const Eigen::VectorXd& r) const {
   std::vector<ContactNodeState> states(nodes_.size());
@@ -561,10 +581,8 @@ std::vector<ContactNodeState> NodeToPlaneContact::evaluate(const Eigen::VectorXd
     s.gap = v(3 * i);
     s.slip = v.segment<2>(3 * i + 1);
     s.f = friction_function(s.r, law);
-    s.certificate = law_certificate(s.r, s.gap, s.slip, law);
-    s.dissipation = frictional_dissipation(s.r, s.slip);
-    // The state is read off the reaction: open without force, slip on the
-    // cone's surface (within round-off), stick inside.
+    s.certificate = std::max(0.0, law_certificate(s.r, s.gap, s.slip, law));
+    s.dissipation = std::max(0.0, frictional_dissipation(s.r, s.slip));
     const double size = s.r.norm();
     if (s.r(0) <= 0.0 || size == 0.0)
       s.state = ContactState::open;

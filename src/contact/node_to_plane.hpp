@@ -117,7 +117,25 @@ class NodeToPlaneContact {
   /// Nodal forces of the reactions on the body (3m, global components).
   [[nodiscard]] Eigen::VectorXd nodal_forces(const Eigen::VectorXd& r) const;
 
-  /// Per-node law quantities for kinematics v and reactions r.
+  /// The reactions of a converged increment as they are applied and
+  /// reported, from the solver's iterate r with kinematics v = q + W r: at a
+  /// node without compressive force (r_n <= 0), or clear of its plane beyond
+  /// the penetration tolerance (g > law_tolerance * motion_scale) with a
+  /// normal force at the tolerance's level of the largest one (r_n <=
+  /// law_tolerance * max_j r_n,j), r = 0 exactly (open); elsewhere r is made
+  /// admissible exactly (admissible_reaction: projected onto its cone). The
+  /// change is within the solver's tolerance (docs/contact-law.md, "States").
+  void settle_reactions(const Eigen::VectorXd& v, Eigen::VectorXd& r, double law_tolerance,
+                        double motion_scale) const;
+
+  /// Per-node law quantities for kinematics v and reactions r (as settled by
+  /// settle_reactions). The state is read off the reaction: open when r = 0
+  /// (r_n <= 0), slip on the cone's surface (f >= -1e-9 |r|; always for a
+  /// frictionless law), stick inside. Quantities with a sign by definition
+  /// are clamped at 0 against round-off: the dissipation (>= 0 by the
+  /// sliding rule; round-off slip of a stick node can make it -0) and the
+  /// certificate (>= 0 for an admissible state; a penetration within the
+  /// tolerance can make it slightly negative; measure() uses |G_i|).
   [[nodiscard]] std::vector<ContactNodeState> evaluate(const Eigen::VectorXd& v,
                                                        const Eigen::VectorXd& r) const;
 

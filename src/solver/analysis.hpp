@@ -31,7 +31,7 @@ struct StepResult {
   int newton_iterations = 0;          ///< contact semi-smooth Newton steps
   int sweeps = 0;                     ///< contact Gauss-Seidel sweeps (fallback)
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
-  double scaled_certificate = 0.0;    ///< max_i G_i, scaled (SPEC 3.1), on the recovered u
+  double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (SPEC 3.1), on the recovered u
   double scaled_penetration = 0.0;
   std::vector<Eigen::Vector3d> dirichlet_reactions;         ///< total force per boundary condition
   Eigen::Vector3d contact_force = Eigen::Vector3d::Zero();  ///< sum of r_i, global components
@@ -42,6 +42,16 @@ struct StepResult {
   double accumulated_dissipation = 0.0;  ///< since the start
   double seconds_linear = 0.0, seconds_contact = 0.0;
 };
+
+/// The contact iterations stop when the scaled certificate, penetration and
+/// fixed-point residual of their own kinematics (v = q + W r) are all below
+/// solver.law_tolerance. The step is accepted if the scaled certificate and
+/// penetration recomputed on the recovered displacements are below this
+/// factor times law_tolerance: W and the recovery solve differ by round-off
+/// amplified by K's conditioning and, through |omega^2 du_t|_mu*, by mu (a
+/// bonded run, mu = 1e6, measured 1.1e-9 against 1e-10). docs/case-file.md,
+/// `solver.law_tolerance`.
+inline constexpr double recovered_certificate_factor = 100.0;
 
 /// Wall-clock seconds of the set-up phases.
 struct SetupTimings {
@@ -72,6 +82,12 @@ class Analysis {
 
   [[nodiscard]] const Mesh& mesh() const { return mesh_; }
   [[nodiscard]] const Case& case_description() const { return case_; }
+  /// The largest scaled certificate (and penetration) a converged step may
+  /// have on its recovered displacements: recovered_certificate_factor x
+  /// solver.law_tolerance.
+  [[nodiscard]] double certificate_acceptance() const {
+    return recovered_certificate_factor * case_.solver.law_tolerance;
+  }
   [[nodiscard]] double position() const { return position_; }
   [[nodiscard]] int n_dofs() const { return partition_->n_dofs(); }
   [[nodiscard]] int n_free() const { return partition_->n_free(); }

@@ -1,6 +1,9 @@
 #include "solver/driver.hpp"
 
+#include <algorithm>
+#include <iomanip>
 #include <sstream>
+#include <vector>
 
 #include "io/errors.hpp"
 
@@ -8,36 +11,62 @@ namespace bipo {
 
 namespace {
 
-void advance_with_cuts(Analysis& analysis, int increment, double from, double to, int cuts_left,
-                       const StepObserver& observer) {
-  StepResult result;
-  try {
-    result = analysis.advance_to(to);
-  } catch (const NumericalError& error) {
-    if (cuts_left == 0) {
-      const LoadProgram& program = analysis.case_description().program;
+/// A piece of an increment still to solve, `depth` bisections deep.
+struct Piece {
+  double from = 0.0, to = 0.0;
+  int depth = 0;
+};
+
+void advance_increment(Analysis& analysis, int increment, const StepObserver& observer) {
+  const Case& c = analysis.case_description();
+  const int depth_limit = std::min(c.solver.max_cuts, max_cut_depth);
+  // The pieces still to solve, the next one on top: a failing piece is
+  // replaced by its two halves, first half on top, so the pieces are solved
+  // in the order of the program (depth first, as a recursion would) with at
+  // most depth_limit + 1 of them waiting.
+  std::vector<Piece> pending{{increment - 1.0, static_cast<double>(increment), 0}};
+  while (!pending.empty()) {
+    const Piece piece = pending.back();
+    pending.pop_back();
+    StepResult result;
+    try {
+      result = analysis.advance_to(piece.to);
+    } catch (const NumericalError& error) {
+      const double middle = 0.5 * (piece.from + piece.to);
+      // The halves must be distinct floating-point positions (positions of a
+      // long program have fewer bits below the increment).
+      const bool representable = piece.from < middle && middle < piece.to;
+      if (piece.depth < depth_limit && representable) {
+        pending.push_back({middle, piece.to, piece.depth + 1});
+        pending.push_back({piece.from, middle, piece.depth + 1});
+        continue;
+      }
+      const LoadProgram& program = c.program;
       std::ostringstream msg;
-      msg << "increment " << increment << " did not converge (program position " << from << " -> "
-          << to << ", load factor " << program.factor(from) << " -> " << program.factor(to)
-          << ", after " << analysis.case_description().solver.max_cuts
-          << " cuts): " << error.what();
+      // Positions are dyadic: all their digits are exact and tell a deep
+      // piece's ends apart.
+      msg << "increment " << increment << " did not converge (program position "
+          << std::setprecision(17) << piece.from << " -> " << piece.to << std::setprecision(6)
+          << ", load factor " << program.factor(piece.from) << " -> " << program.factor(piece.to)
+          << ", after " << piece.depth << " cuts";
+      if (piece.depth >= c.solver.max_cuts)
+        msg << ", solver.max_cuts";
+      else if (piece.depth >= max_cut_depth)
+        msg << ", the smallest piece: 2^-" << max_cut_depth << " of an increment";
+      else
+        msg << ", the smallest piece the program position resolves";
+      msg << "): " << error.what();
       throw NumericalError(msg.str());
     }
-    const double middle = 0.5 * (from + to);
-    advance_with_cuts(analysis, increment, from, middle, cuts_left - 1, observer);
-    advance_with_cuts(analysis, increment, middle, to, cuts_left - 1, observer);
-    return;
+    observer(analysis, result);
   }
-  observer(analysis, result);
 }
 
 }  // namespace
 
 void run_load_program(Analysis& analysis, const StepObserver& observer) {
-  const Case& c = analysis.case_description();
-  const int n = c.program.n_increments();
-  for (int k = 1; k <= n; ++k)
-    advance_with_cuts(analysis, k, k - 1.0, static_cast<double>(k), c.solver.max_cuts, observer);
+  const int n = analysis.case_description().program.n_increments();
+  for (int k = 1; k <= n; ++k) advance_increment(analysis, k, observer);
 }
 
 }  // namespace bipo

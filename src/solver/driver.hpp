@@ -11,11 +11,19 @@ namespace bipo {
 
 using StepObserver = std::function<void(const Analysis&, const StepResult&)>;
 
+/// The deepest bisection of an increment, whatever `solver.max_cuts` says:
+/// no piece of an increment is shorter than 2^-30 of it (about 1e-9).
+inline constexpr int max_cut_depth = 30;
+
 /// Runs the whole load program of the analysis' case. A step that throws
-/// NumericalError is bisected up to `case.solver.max_cuts` levels; if it still
-/// fails, NumericalError names the increment, its load factors, the number of
-/// cuts and the last failure. Steps converged before the failure have been
-/// reported to `observer`, so their output stays valid.
+/// NumericalError is bisected, its halves solved in order, up to
+/// min(`case.solver.max_cuts`, max_cut_depth) levels (and never below the
+/// resolution of the program position's floating-point numbers); if a piece
+/// still fails, NumericalError names the increment, the piece's positions and
+/// load factors, the number of cuts, why cutting stopped and the last
+/// failure. Steps converged before the failure have been reported to
+/// `observer`, so their output stays valid. Iterative: the work per
+/// increment is bounded by the depth, not by the call stack.
 void run_load_program(Analysis& analysis, const StepObserver& observer);
 
 }  // namespace bipo
