@@ -288,7 +288,8 @@ class ResultWriter {
   void resolve_probes() {
     const Case& c = analysis_.case_description();
     const auto& nodes = analysis_.contact_mesh_nodes();
-    for (const auto& probe : c.probes) {
+    for (std::size_t i_probe = 0; i_probe < c.probes.size(); ++i_probe) {
+      const Probe& probe = c.probes[i_probe];
       const std::string set =
           probe.set.empty() && !c.contacts.empty() ? c.contacts[0].set : probe.set;
       int best = -1;
@@ -302,7 +303,8 @@ class ResultWriter {
         }
       }
       if (best < 0)
-        throw InputError(c.source.string() + ": probe '" + probe.name + "': set '" + set +
+        throw InputError(located(c, "probes[" + std::to_string(i_probe) + "].set") + "probe '" +
+                         probe.name + "': set '" + set +
                          "' is not the node set of any contact plane");
       ResolvedProbe resolved{probe.name, best, Eigen::Vector3d::UnitX()};
       const auto& node = analysis_.contact().nodes()[best];
