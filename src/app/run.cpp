@@ -356,7 +356,8 @@ class ResultWriter {
       if (!names.insert(c.probes[i].name).second)
         throw InputError(key + " is the name of an earlier probe too");
     }
-    for (const auto& probe : c.probes) {
+    for (std::size_t i_probe = 0; i_probe < c.probes.size(); ++i_probe) {
+      const Probe& probe = c.probes[i_probe];
       const std::string set =
           probe.set.empty() && !c.contacts.empty() ? c.contacts[0].set : probe.set;
       int best = -1;
@@ -370,7 +371,8 @@ class ResultWriter {
         }
       }
       if (best < 0)
-        throw InputError(c.source.string() + ": probe '" + probe.name + "': set '" + set +
+        throw InputError(located(c, "probes[" + std::to_string(i_probe) + "].set") + "probe '" +
+                         probe.name + "': set '" + set +
                          "' is not the node set of any contact plane");
       ResolvedProbe resolved{probe.name, best, Eigen::Vector3d::UnitX()};
       const auto& node = analysis_.contact().nodes()[best];

@@ -3,21 +3,28 @@
 // every key is documented in docs/case-file.md.
 #include "io/case_file.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
-#include <functional>
+#include <limits>
 #include <map>
 #include <numbers>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "io/errors.hpp"
+#include "io/safe_name.hpp"
 
 namespace bipo {
 
@@ -70,6 +77,21 @@ int LoadProgram::n_cycles() const {
 
 namespace {
 
+// Limits on what a case file may ask for (docs/case-file.md, "Limits"). They
+// keep the memory and time of reading bounded whatever the file holds, and
+// are far above what a case needs.
+constexpr std::uintmax_t kMaxFileBytes = 16u * 1024u * 1024u;
+/// yaml-cpp spends about 500 bytes per value of the tree it builds.
+constexpr long long kMaxYamlValues = 1'000'000;
+/// yaml-cpp's parser recurses once per level; a case needs 6 levels.
+constexpr std::size_t kMaxNesting = 64;
+constexpr long long kMaxIncrements = 1'000'000;
+constexpr long long kMaxRepeat = 100'000;
+/// Segments stored for all the programs of a case, repeat blocks expanded.
+constexpr long long kMaxSegments = 1'000'000;
+constexpr long long kMaxCylinderDivisions = 10'000;
+constexpr long long kMaxMeshNodes = 10'000'000;
+
 /// A YAML node with where it is: key path and line (1-based).
 struct Field {
   YAML::Node node;
@@ -96,13 +118,117 @@ class Reader {
                      what);
   }
 
+  /// Counts `n` more program segments against kMaxSegments (one budget for
+  /// the whole case: an alias can make many conditions share one long list).
+  void add_segments(const Field& at, long long n) const {
+    segments_ += n;
+    if (segments_ > kMaxSegments) {
+      fail(at, "expected at most " + std::to_string(kMaxSegments) +
+                   " segments in all the load programs of the case together (repeat blocks "
+                   "count once per repetition), got more");
+    }
+  }
+
+  /// Records where a value that is checked against the mesh was given (see
+  /// Case::key_lines).
+  void remember(const std::string& path, int line) const { key_lines_[path] = line; }
+  [[nodiscard]] const std::map<std::string, int>& key_lines() const { return key_lines_; }
+
+  [[nodiscard]] const std::string& file() const { return file_; }
+
  private:
   std::string file_;
+  mutable long long segments_ = 0;
+  mutable std::map<std::string, int> key_lines_;
 };
 
 int line_of(const YAML::Node& node, int fallback) {
   const YAML::Mark mark = node.Mark();
   return mark.is_null() ? fallback : mark.line + 1;
+}
+
+// --- text ---------------------------------------------------------------------------
+
+/// A place in a text where it stops being what a case file may hold.
+struct TextProblem {
+  std::size_t offset = 0;  ///< of the first offending byte
+  std::string what;        ///< what is there, for messages
+};
+
+std::string hex_byte(unsigned char byte) {
+  char out[8];
+  std::snprintf(out, sizeof out, "0x%02X", static_cast<unsigned>(byte));
+  return out;
+}
+
+/// The code point of the UTF-8 sequence that starts at s[i] and its length
+/// in bytes; length 0 if the sequence is not valid UTF-8 (overlong forms,
+/// surrogates and code points above U+10FFFF included).
+std::pair<std::uint32_t, std::size_t> decode_utf8(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return {c, 1};
+  std::size_t length = 0;
+  std::uint32_t code = 0, smallest = 0;
+  if (c >= 0xc2 && c <= 0xdf) {
+    length = 2, code = c & 0x1fu, smallest = 0x80;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    length = 3, code = c & 0x0fu, smallest = 0x800;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4, code = c & 0x07u, smallest = 0x10000;
+  }
+  if (length == 0 || i + length > s.size()) return {0, 0};
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(s[i + k]);
+    if ((next & 0xc0u) != 0x80u) return {0, 0};
+    code = (code << 6) | (next & 0x3fu);
+  }
+  if (code < smallest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return {0, 0};
+  return {code, length};
+}
+
+/// Control characters (C0 but tab, line feed and carriage return; DEL; C1).
+bool is_control(std::uint32_t code) {
+  return (code < 0x20 && code != '\t' && code != '\n' && code != '\r') ||
+         (code >= 0x7f && code <= 0x9f);
+}
+
+/// The first place of `s` that is not UTF-8, a NUL or another control
+/// character; nullopt if there is none. Such bytes would pass through to the
+/// outputs, where the JSON of summary.json (UTF-8 only) or a terminal fails.
+std::optional<TextProblem> text_problem(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto [code, length] = decode_utf8(s, i);
+    if (length == 0)
+      return TextProblem{i, "byte " + hex_byte(static_cast<unsigned char>(s[i])) + " (not UTF-8)"};
+    if (code == 0) return TextProblem{i, "a NUL byte"};
+    if (is_control(code)) {
+      char name[16];
+      std::snprintf(name, sizeof name, "U+%04X", static_cast<unsigned>(code));
+      return TextProblem{i, std::string("the control character ") + name};
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
+/// What the user wrote, fit for a one-line message: at most about 60 bytes,
+/// control characters and bytes that are not UTF-8 shown as \xNN.
+std::string shown(std::string_view s) {
+  constexpr std::size_t kLongest = 60;
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (out.size() >= kLongest) return out + "...";
+    const auto [code, length] = decode_utf8(s, i);
+    if (length == 0 || is_control(code)) {
+      for (std::size_t k = 0; k < std::max<std::size_t>(length, 1); ++k)
+        out += "\\x" + hex_byte(static_cast<unsigned char>(s[i + k])).substr(2);
+      i += std::max<std::size_t>(length, 1);
+    } else {
+      out.append(s.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
 }
 
 /// What the user wrote, for messages: the scalar itself or the kind of node.
@@ -111,7 +237,7 @@ std::string found(const YAML::Node& node) {
     case YAML::NodeType::Null:
       return "nothing (null)";
     case YAML::NodeType::Scalar:
-      return node.Scalar().empty() ? std::string("an empty string") : node.Scalar();
+      return node.Scalar().empty() ? std::string("an empty string") : shown(node.Scalar());
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Map:
@@ -134,6 +260,192 @@ std::string fmt(double v) {
   return os.str();
 }
 
+// --- the YAML document -------------------------------------------------------------
+
+/// Follows the parser's events through one document without building it:
+/// enforces the nesting and size limits before yaml-cpp builds a tree (its
+/// builder recurses once per level and spends about 500 bytes per value),
+/// remembers where the document starts and, for messages, the key path of
+/// the last value that starts on a given line.
+class EventScan : public YAML::EventHandler {
+ public:
+  /// `values` counts across the documents of one file.
+  EventScan(const Reader& r, long long& values, int watched_line = -1)
+      : r_(r), values_(values), watched_line_(watched_line) {}
+
+  [[nodiscard]] const std::optional<YAML::Mark>& start() const { return start_; }
+  [[nodiscard]] const std::optional<std::string>& watched_path() const { return watched_path_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { start_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { (void)value(mark, nullptr); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { (void)value(mark, nullptr); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string& text) override {
+    (void)value(mark, &text);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    open(mark, false);
+  }
+  void OnSequenceEnd() override { frames_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    open(mark, true);
+  }
+  void OnMapEnd() override { frames_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool map = false;
+    bool key_next = true;  ///< in a map: the next value is a key
+    std::string key;       ///< in a map: the current key
+    long long index = 0;   ///< in a list: the next item's index
+    std::string path;
+  };
+
+  /// Counts a value starting at `mark` and returns its key path (a key's
+  /// path is that of its value).
+  std::string value(const YAML::Mark& mark, const std::string* scalar) {
+    std::string path;
+    if (!frames_.empty()) {
+      Frame& f = frames_.back();
+      if (!f.map) {
+        path = f.path + "[" + std::to_string(f.index++) + "]";
+      } else {
+        if (f.key_next) f.key = scalar != nullptr ? shown(*scalar) : "?";
+        f.key_next = !f.key_next;
+        path = f.path.empty() ? f.key : f.path + "." + f.key;
+      }
+    }
+    const std::string shown_path = path.empty() ? "(top level)" : path;
+    if (++values_ > kMaxYamlValues) {
+      r_.fail(shown_path, mark.line + 1,
+              "expected at most " + std::to_string(kMaxYamlValues) +
+                  " YAML values (scalars, lists and maps, keys included) in the case file, got "
+                  "more");
+    }
+    if (mark.line == watched_line_) watched_path_ = shown_path;
+    return path;
+  }
+
+  void open(const YAML::Mark& mark, bool map) {
+    std::string path = value(mark, nullptr);
+    if (frames_.size() >= kMaxNesting) {
+      // The path of the innermost value is as long as the nesting is deep.
+      if (path.size() > 60) path = path.substr(0, path.find_last_of("[.", 60)) + "...";
+      r_.fail(path, mark.line + 1,
+              "expected lists and maps nested at most " + std::to_string(kMaxNesting) +
+                  " levels deep, got deeper");
+    }
+    frames_.push_back(Frame{map, true, "", 0, std::move(path)});
+  }
+
+  const Reader& r_;
+  long long& values_;
+  int watched_line_;
+  std::optional<YAML::Mark> start_;
+  std::optional<std::string> watched_path_;
+  std::vector<Frame> frames_;
+};
+
+/// The character at a parser mark (whose line and column count bytes), for
+/// messages.
+std::string character_at(const std::string& content, const YAML::Mark& mark) {
+  std::size_t offset = 0;
+  for (int line = 0; line < mark.line && offset < content.size(); ++line) {
+    offset = content.find('\n', offset);
+    if (offset == std::string::npos) return "";
+    ++offset;
+  }
+  // yaml-cpp does not count a leading byte order mark.
+  if (mark.line == 0 && content.rfind("\xEF\xBB\xBF", 0) == 0) offset += 3;
+  offset += static_cast<std::size_t>(std::max(mark.column, 0));
+  if (offset >= content.size()) return "";
+  return "'" + shown(content.substr(offset, 1)) + "'";
+}
+
+/// The first document of `content`, after checking that it is the only one.
+/// Not YAML::LoadAll: yaml-cpp 0.7 ends a document at a token it cannot use
+/// (a stray ',', ']' or '}') without consuming it, so LoadAll finds an empty
+/// document there again and again and never ends (the file `,` makes it grow
+/// without bound). Here the parser is asked for at most three documents, and
+/// a document that starts where the previous one started is that stray token.
+YAML::Node parse_document(const Reader& r, const std::string& content) {
+  long long values = 0;
+  std::istringstream in(content);
+  YAML::Parser parser(in);
+  EventScan first(r, values);
+  try {
+    if (!parser.HandleNextDocument(first))
+      r.fail("(top level)", 1, "expected a map of case keys, got an empty file");
+  } catch (const YAML::Exception& e) {
+    r.syntax_error(e.mark, e.msg);
+  }
+  const auto stray = [&](const YAML::Mark& at) {
+    const std::string c = character_at(content, at);
+    r.syntax_error(at, c.empty() ? "unexpected token" : "unexpected " + c);
+  };
+  // A second document's start, if any; its content does not matter (a
+  // syntax error in it is an error of having it).
+  const auto next_start = [&]() -> std::optional<YAML::Mark> {
+    EventScan next(r, values);
+    try {
+      if (!parser.HandleNextDocument(next)) return std::nullopt;
+    } catch (const YAML::Exception& e) {
+      if (!next.start()) r.syntax_error(e.mark, e.msg);
+    }
+    return next.start();
+  };
+  if (const auto second = next_start()) {
+    if (first.start() && second->pos == first.start()->pos) stray(*first.start());
+    if (const auto third = next_start(); third && third->pos == second->pos) stray(*second);
+    r.fail("(top level)", second->line + 1,
+           "expected a single YAML document, got a second one starting on line " +
+               std::to_string(second->line + 1));
+  }
+  // The checked document again, now built (yaml-cpp's builder, unlike the
+  // scan, records each value's position).
+  try {
+    return YAML::Load(content);
+  } catch (const YAML::Exception& e) {
+    r.syntax_error(e.mark, e.msg);
+  }
+}
+
+/// Refuses text that is not UTF-8 or holds control characters, naming the
+/// line and, when the parser gets that far, the key.
+void check_encoding(const Reader& r, const std::string& content) {
+  const auto problem = text_problem(content);
+  if (!problem) return;
+  const std::string_view before(content.data(), problem->offset);
+  const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t line_start =
+      before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  std::size_t column = 1;  // in characters: the line is valid UTF-8 up to here
+  for (std::size_t i = line_start; i < problem->offset; ++i)
+    if ((static_cast<unsigned char>(content[i]) & 0xc0u) != 0x80u) ++column;
+  // The parser only sees the valid text before the problem; the key of the
+  // last value it finds on the problem's line is the key the problem is in.
+  long long values = 0;
+  EventScan scan(r, values, line);
+  try {
+    std::istringstream in{std::string(before)};
+    YAML::Parser parser(in);
+    (void)parser.HandleNextDocument(scan);
+  } catch (const std::exception&) {
+    // The text is cut short: any error of the parser is expected.
+  }
+  const std::string what =
+      "expected UTF-8 text without control characters (tab and line "
+      "breaks excepted), got " +
+      problem->what + " at column " + std::to_string(column);
+  if (scan.watched_path()) r.fail(*scan.watched_path(), line + 1, what);
+  throw InputError(r.file() + ":" + std::to_string(line + 1) + ": " + what);
+}
+
+// --- values ------------------------------------------------------------------------
+
 /// A YAML map checked against its allowed keys: unknown and duplicate keys are
 /// errors. Children are looked up by name.
 class Map {
@@ -150,10 +462,11 @@ class Map {
       if (!it->first.IsScalar())
         r.fail(f.path, key_line, "expected a key name, got " + found(it->first));
       const std::string key = it->first.Scalar();
-      const std::string path = child_path(key);
       if (std::find(allowed_.begin(), allowed_.end(), key) == allowed_.end()) {
-        r.fail(path, key_line, "unknown key '" + key + "'; allowed keys: " + join(allowed_));
+        r.fail(child_path(shown(key)), key_line,
+               "unknown key '" + shown(key) + "'; allowed keys: " + join(allowed_));
       }
+      const std::string path = child_path(key);
       if (children_.count(key) != 0) {
         r.fail(path, key_line,
                "duplicate key '" + key + "' (first given on line " +
@@ -206,54 +519,87 @@ bool has_key(const YAML::Node& node, const std::string& key) {
 std::vector<Field> list(const Reader& r, const Field& f, const std::string& expected) {
   if (!f.node.IsSequence()) r.fail(f, "expected " + expected + ", got " + found(f.node));
   std::vector<Field> items;
-  for (std::size_t i = 0; i < f.node.size(); ++i) {
-    const YAML::Node item = f.node[i];
-    items.push_back(Field{item, f.path + "[" + std::to_string(i) + "]", line_of(item, f.line)});
+  std::size_t i = 0;
+  for (auto it = f.node.begin(); it != f.node.end(); ++it, ++i) {
+    items.push_back(Field{*it, f.path + "[" + std::to_string(i) + "]", line_of(*it, f.line)});
   }
   return items;
 }
 
-/// A finite number; `expected` describes the range for messages.
-double number(const Reader& r, const Field& f, const std::string& expected) {
+/// A closed range of a number key, with its words for messages.
+struct Range {
+  double lo;
+  double hi;
+  const char* text;  ///< e.g. "a number in [1e-6, 1e15]"
+};
+
+// Lengths (coordinates, displacements, sizes) and forces: the units are
+// free, so the bounds are far beyond any body in any usual unit (1e9 mm is
+// 1000 km); within them, the sums, products and squares that the solver
+// forms over millions of nodes stay far from the double range's ends.
+constexpr Range kCoordinate{-1e9, 1e9, "a number in [-1e9, 1e9]"};
+constexpr Range kForce{-1e20, 1e20, "a number in [-1e20, 1e20]"};
+
+/// A finite number in `range`.
+double number(const Reader& r, const Field& f, const Range& range) {
   if (f.node.IsScalar()) {
     double v = 0.0;
+    bool ok = true;
     try {
       v = f.node.as<double>();
     } catch (const YAML::Exception&) {
-      r.fail(f, "expected " + expected + ", got " + found(f.node));
-    }
-    if (std::isfinite(v)) return v;
-  }
-  r.fail(f, "expected " + expected + ", got " + found(f.node));
-}
-
-/// A number satisfying `ok`.
-double number(const Reader& r, const Field& f, const std::string& expected,
-              const std::function<bool(double)>& ok) {
-  const double v = number(r, f, expected);
-  if (!ok(v)) r.fail(f, "expected " + expected + ", got " + found(f.node));
-  return v;
-}
-
-int integer(const Reader& r, const Field& f, const std::string& expected, int min) {
-  if (f.node.IsScalar()) {
-    long long v = 0;
-    bool ok = true;
-    try {
-      v = f.node.as<long long>();
-    } catch (const YAML::Exception&) {
       ok = false;
     }
-    if (ok && v >= min && v <= 1'000'000'000) return static_cast<int>(v);
+    if (ok && std::isfinite(v) && v >= range.lo && v <= range.hi) return v;
+  }
+  r.fail(f, std::string("expected ") + range.text + ", got " + found(f.node));
+}
+
+/// An integer written in decimal digits (an optional sign, no exponent, no
+/// leading "0x" or octal reading of a leading 0) in [lo, hi].
+long long integer(const Reader& r, const Field& f, long long lo, long long hi,
+                  const std::string& expected_in = "") {
+  const std::string expected =
+      expected_in.empty() ? "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
+                          : expected_in;
+  if (f.node.IsScalar()) {
+    std::string_view s = f.node.Scalar();
+    if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+    long long v = 0;
+    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (!s.empty() && error == std::errc() && end == s.data() + s.size() && v >= lo && v <= hi)
+      return v;
   }
   r.fail(f, "expected " + expected + ", got " + found(f.node));
 }
 
+int small_integer(const Reader& r, const Field& f, int lo, int hi,
+                  const std::string& expected = "") {
+  return static_cast<int>(integer(r, f, lo, hi, expected));
+}
+
+/// A string of UTF-8 text without control characters other than tab and line
+/// breaks (YAML escapes such as "\0" or "\x1b" can write them).
 std::string text(const Reader& r, const Field& f, const std::string& expected, bool allow_empty) {
   if (!f.node.IsScalar() || (!allow_empty && f.node.Scalar().empty())) {
     r.fail(f, "expected " + expected + ", got " + found(f.node));
   }
-  return f.node.Scalar();
+  const std::string& s = f.node.Scalar();
+  if (const auto problem = text_problem(s)) {
+    r.fail(f, "expected " + expected + " of UTF-8 text without control characters, got " +
+                  problem->what + " at byte " + std::to_string(problem->offset + 1));
+  }
+  return s;
+}
+
+/// A name that becomes a file name or an output identifier (io/safe_name.hpp).
+std::string safe_name(const Reader& r, const Field& f, const std::string& what) {
+  if (!f.node.IsScalar()) r.fail(f, "expected " + what + ", got " + found(f.node));
+  const std::string& s = f.node.Scalar();
+  if (const std::string why = unsafe_file_name_reason(s); !why.empty()) {
+    r.fail(f, "expected " + what + " of " + kSafeNameRule + ", got '" + shown(s) + "': " + why);
+  }
+  return s;
 }
 
 bool boolean(const Reader& r, const Field& f) {
@@ -266,7 +612,7 @@ bool boolean(const Reader& r, const Field& f) {
   r.fail(f, "expected true or false, got " + found(f.node));
 }
 
-Eigen::Vector3d vec3(const Reader& r, const Field& f) {
+Eigen::Vector3d vec3(const Reader& r, const Field& f, const Range& range) {
   const std::string expected = "a list of 3 numbers [x, y, z]";
   if (!f.node.IsSequence() || f.node.size() != 3) {
     std::string got = found(f.node);
@@ -275,14 +621,21 @@ Eigen::Vector3d vec3(const Reader& r, const Field& f) {
   }
   Eigen::Vector3d v;
   const auto items = list(r, f, expected);
-  for (int i = 0; i < 3; ++i) v[i] = number(r, items[static_cast<std::size_t>(i)], "a number");
+  for (int i = 0; i < 3; ++i) v[i] = number(r, items[static_cast<std::size_t>(i)], range);
   return v;
 }
 
-// --- sections ---------------------------------------------------------------------
+/// `v`, scaled by its largest component when its norm would overflow (1e200)
+/// or lose its digits to underflow (1e-320), so that any finite non-zero `v`
+/// can be normalized. Other vectors are returned as they are, so that their
+/// unit vectors do not change in the last bit.
+Eigen::Vector3d normalizable(const Eigen::Vector3d& v) {
+  const double norm = v.norm();
+  if (norm >= 1e-150 && norm <= 1e150) return v;
+  return v / v.cwiseAbs().maxCoeff();
+}
 
-/// Bound on a program's total increments (and so on its number of segments).
-constexpr long long kMaxIncrements = 10'000'000;
+// --- sections ---------------------------------------------------------------------
 
 const char* const kProgramItem =
     "a segment {to: <factor>, increments: <n>} or a repeat block {repeat: <n>, segments: [...]}";
@@ -290,9 +643,12 @@ const char* const kProgramItem =
 LoadSegment segment(const Reader& r, const Field& f, int cycle) {
   const Map m(r, f, {"to", "increments"}, kProgramItem);
   LoadSegment s;
+  // The factor multiplies values at factor 1: 1e6 leaves every product with
+  // a coordinate-sized value finite.
   s.target = number(r, m.required("to", "the factor reached at the end of the segment (a number)"),
-                    "a number (the factor at the end of the segment)");
-  s.n_increments = integer(r, m.required("increments", "an integer >= 1"), "an integer >= 1", 1);
+                    {-1e6, 1e6, "a number in [-1e6, 1e6] (the factor at the end of the segment)"});
+  s.n_increments = small_integer(r, m.required("increments", "an integer >= 1"), 1,
+                                 static_cast<int>(kMaxIncrements));
   s.cycle = cycle;
   return s;
 }
@@ -303,7 +659,7 @@ LoadProgram program(const Reader& r, const Field& f) {
   if (items.empty()) r.fail(f, "expected " + expected + ", got an empty list");
   LoadProgram p;
   int cycles = 0;       // cycles numbered so far (repeat blocks continue the numbering)
-  long long total = 0;  // increments so far
+  long long total = 0;  // increments so far; at most 1e6 + 1e5 * 1e6 * 1e6: no overflow
   const auto check_total = [&](const Field& at) {
     if (total > kMaxIncrements) {
       r.fail(at, "expected at most " + std::to_string(kMaxIncrements) +
@@ -314,8 +670,9 @@ LoadProgram program(const Reader& r, const Field& f) {
   for (const auto& item : items) {
     if (has_key(item.node, "repeat")) {
       const Map m(r, item, {"repeat", "segments"}, kProgramItem);
-      const int n = integer(r, m.required("repeat", "the number of repetitions (an integer >= 1)"),
-                            "an integer >= 1", 1);
+      const int n =
+          small_integer(r, m.required("repeat", "the number of repetitions (an integer >= 1)"), 1,
+                        static_cast<int>(kMaxRepeat));
       const Field segs_field =
           m.required("segments", "a non-empty list of segments {to, increments}");
       const auto segs = list(r, segs_field, "a non-empty list of segments {to, increments}");
@@ -323,6 +680,7 @@ LoadProgram program(const Reader& r, const Field& f) {
         r.fail(segs_field,
                "expected a non-empty list of segments {to, increments}, got an empty list");
       }
+      r.add_segments(segs_field, static_cast<long long>(segs.size()));
       std::vector<LoadSegment> block;
       for (const auto& s : segs) {
         if (has_key(s.node, "repeat")) {
@@ -335,6 +693,8 @@ LoadProgram program(const Reader& r, const Field& f) {
       for (const auto& s : block) block_increments += s.n_increments;
       total += static_cast<long long>(n) * block_increments;
       check_total(item);
+      // The block was counted once above, as it was read.
+      r.add_segments(item, static_cast<long long>(n - 1) * static_cast<long long>(block.size()));
       for (int k = 1; k <= n; ++k) {
         for (auto s : block) {
           s.cycle = cycles + k;
@@ -343,6 +703,7 @@ LoadProgram program(const Reader& r, const Field& f) {
       }
       cycles += n;
     } else {
+      r.add_segments(item, 1);
       p.segments.push_back(segment(r, item, 0));
       total += p.segments.back().n_increments;
       check_total(item);
@@ -377,7 +738,7 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
     std::error_code ec;
     if (!std::filesystem::is_regular_file(abs, ec)) {
       r.fail(*file, "expected an existing mesh file (relative to the case file's folder), got " +
-                        p.string() + " (" + abs.string() + " does not exist)");
+                        shown(p.string()) + " (" + abs.string() + " does not exist)");
     }
     src.file = abs;
   }
@@ -386,23 +747,34 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
         r, *cyl,
         {"radius", "height", "core", "ring", "layers", "rim_grading", "bottom_grading", "sector"});
     CylinderParams cp;
-    const auto positive = [](double v) { return v > 0.0; };
-    if (const auto x = c.get("radius")) cp.radius = number(r, *x, "a number > 0", positive);
-    if (const auto x = c.get("height")) cp.height = number(r, *x, "a number > 0", positive);
-    if (const auto x = c.get("core")) cp.core = integer(r, *x, "an integer >= 1", 1);
-    if (const auto x = c.get("ring")) cp.ring = integer(r, *x, "an integer >= 1", 1);
-    if (const auto x = c.get("layers")) cp.layers = integer(r, *x, "an integer >= 1", 1);
-    const auto at_least_one = [](double v) { return v >= 1.0; };
-    if (const auto x = c.get("rim_grading"))
-      cp.rim_grading = number(r, *x, "a number >= 1", at_least_one);
-    if (const auto x = c.get("bottom_grading"))
-      cp.bottom_grading = number(r, *x, "a number >= 1", at_least_one);
+    constexpr Range size{1e-9, 1e9, "a number in [1e-9, 1e9]"};
+    if (const auto x = c.get("radius")) cp.radius = number(r, *x, size);
+    if (const auto x = c.get("height")) cp.height = number(r, *x, size);
+    const int divisions = static_cast<int>(kMaxCylinderDivisions);
+    if (const auto x = c.get("core")) cp.core = small_integer(r, *x, 1, divisions);
+    if (const auto x = c.get("ring")) cp.ring = small_integer(r, *x, 1, divisions);
+    if (const auto x = c.get("layers")) cp.layers = small_integer(r, *x, 1, divisions);
+    // With q = 10 and 8 rings the outermost ring is already 1e-9 of the
+    // block's width: larger gradings only make degenerate elements.
+    constexpr Range grading{1.0, 10.0, "a number in [1, 10]"};
+    if (const auto x = c.get("rim_grading")) cp.rim_grading = number(r, *x, grading);
+    if (const auto x = c.get("bottom_grading")) cp.bottom_grading = number(r, *x, grading);
+    // The node count of generate_cylinder, before anything is allocated.
+    const long long core = cp.core, ring = cp.ring, layers = cp.layers;
+    const long long nodes = (layers + 1) * ((core + 1) * (core + 1) + 4 * core * ring);
+    if (nodes > kMaxMeshNodes) {
+      r.fail(*cyl, "expected a mesh of at most " + std::to_string(kMaxMeshNodes) +
+                       " nodes, got core " + std::to_string(core) + ", ring " +
+                       std::to_string(ring) + " and layers " + std::to_string(layers) +
+                       ", which make " + std::to_string(nodes) +
+                       " nodes ((layers + 1) ((core + 1)^2 + 4 core ring))");
+    }
     if (const auto x = c.get("sector")) {
       const std::string sector = text(r, *x, "full or quarter", false);
       if (sector == "quarter")
         cp.sector = CylinderParams::Sector::quarter;
       else if (sector != "full")
-        r.fail(*x, "expected full or quarter, got " + sector);
+        r.fail(*x, "expected full or quarter, got " + shown(sector));
       if (cp.sector == CylinderParams::Sector::quarter && cp.core % 2 != 0)
         r.fail(*x, "a quarter sector needs an even core (grid lines on the axes), got core " +
                        std::to_string(cp.core));
@@ -415,25 +787,32 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
 Material material(const Reader& r, const Field& f) {
   const Map m(r, f, {"young", "poisson"});
   Material mat;
-  mat.young = number(r, m.required("young", "Young's modulus E, a number > 0"), "a number > 0",
-                     [](double v) { return v > 0.0; });
-  mat.poisson = number(r, m.required("poisson", "Poisson's ratio, a number in (-1, 0.5)"),
-                       "a number in (-1, 0.5)", [](double v) { return v > -1.0 && v < 0.5; });
+  // Any solid in any usual unit (a gel's 1 kPa in GPa, diamond's 1.2e12 in
+  // Pa) is inside; the bounds keep E times the stiffness's geometric factors
+  // far from underflow (5e-324 is a denormal) and overflow.
+  mat.young = number(r, m.required("young", "Young's modulus E, a number in [1e-6, 1e15]"),
+                     {1e-6, 1e15, "a number in [1e-6, 1e15]"});
+  // The stiffness divides by 1 + nu and 1 - 2 nu: nu within 1e-5 of the
+  // limits (-1, 0.5) keeps both divisors >= 1e-5, so that the ratio of the
+  // bulk and shear moduli stays below about 1e5 (or above 1e-5).
+  mat.poisson = number(r, m.required("poisson", "Poisson's ratio, a number in [-0.99999, 0.49999]"),
+                       {-0.99999, 0.49999, "a number in [-0.99999, 0.49999]"});
   return mat;
 }
 
 DirichletCondition dirichlet(const Reader& r, const Field& f, const LoadProgram& main) {
   const Map m(r, f, {"set", "displacement", "program"});
   DirichletCondition bc;
-  bc.set =
-      text(r, m.required("set", "the name of a node set of the mesh"), "a node set name", false);
+  const Field set = m.required("set", "the name of a node set of the mesh");
+  bc.set = safe_name(r, set, "a node set name");
+  r.remember(set.path, set.line);
   const Field disp = m.required("displacement", "a map with any of the keys x, y, z");
   const Map d(r, disp, {"x", "y", "z"});
   const char* const names[3] = {"x", "y", "z"};
   bool any = false;
   for (std::size_t i = 0; i < 3; ++i) {
     if (const auto v = d.get(names[i])) {
-      bc.value[i] = number(r, *v, "a number (displacement at factor 1)");
+      bc.value[i] = number(r, *v, kCoordinate);
       any = true;
     }
   }
@@ -445,9 +824,11 @@ DirichletCondition dirichlet(const Reader& r, const Field& f, const LoadProgram&
 NodalLoad nodal_load(const Reader& r, const Field& f, const LoadProgram& main) {
   const Map m(r, f, {"set", "force_per_node", "program"});
   NodalLoad load;
-  load.set =
-      text(r, m.required("set", "the name of a node set of the mesh"), "a node set name", false);
-  load.force_per_node = vec3(r, m.required("force_per_node", "a list of 3 numbers [fx, fy, fz]"));
+  const Field set = m.required("set", "the name of a node set of the mesh");
+  load.set = safe_name(r, set, "a node set name");
+  r.remember(set.path, set.line);
+  load.force_per_node =
+      vec3(r, m.required("force_per_node", "a list of 3 numbers [fx, fy, fz]"), kForce);
   load.program = own_program(r, m, main);
   return load;
 }
@@ -463,21 +844,28 @@ FrictionParams friction(const Reader& r, const Field& f) {
            "expected either {mu, p} (isotropic) or {mu1, mu2, p1, p2} (orthotropic), got keys of "
            "both");
   }
-  const std::string nonneg = "a number >= 0";
-  const auto ok = [](double v) { return v >= 0.0; };
+  // Measured coefficients are below about 2; 100 leaves room for a contact
+  // meant to stick. The law divides p by mu: a positive coefficient below
+  // 1e-6 (in effect frictionless, and 0 says so) would make that ratio huge.
+  const auto coefficient = [&](const Field& x) {
+    const double v = number(r, x, {0.0, 100.0, "0 or a number in [1e-6, 100]"});
+    if (v != 0.0 && v < 1e-6)
+      r.fail(x, "expected 0 or a number in [1e-6, 100], got " + found(x.node));
+    return v;
+  };
   FrictionParams fp;
   std::optional<Field> p1_field, p2_field;
   if (ortho) {
-    fp.mu1 = number(r, m.required("mu1", "a friction coefficient >= 0"), nonneg, ok);
-    fp.mu2 = number(r, m.required("mu2", "a friction coefficient >= 0"), nonneg, ok);
+    fp.mu1 = coefficient(m.required("mu1", "a friction coefficient >= 0"));
+    fp.mu2 = coefficient(m.required("mu2", "a friction coefficient >= 0"));
     p1_field = m.get("p1");
     p2_field = m.get("p2");
   } else {
-    fp.mu1 = fp.mu2 = number(r, m.required("mu", "a friction coefficient >= 0"), nonneg, ok);
+    fp.mu1 = fp.mu2 = coefficient(m.required("mu", "a friction coefficient >= 0"));
     p1_field = p2_field = m.get("p");
   }
-  fp.p1 = p1_field ? number(r, *p1_field, nonneg, ok) : fp.mu1;
-  fp.p2 = p2_field ? number(r, *p2_field, nonneg, ok) : fp.mu2;
+  fp.p1 = p1_field ? coefficient(*p1_field) : fp.mu1;
+  fp.p2 = p2_field ? coefficient(*p2_field) : fp.mu2;
 
   const bool frictionless = fp.mu1 == 0.0 && fp.mu2 == 0.0;
   if (!frictionless && (fp.mu1 == 0.0 || fp.mu2 == 0.0)) {
@@ -511,6 +899,11 @@ Eigen::Vector3d reference_direction(const Eigen::Vector3d& n) {
   return e.normalized();
 }
 
+/// A direction given by its components: any finite numbers, as only its
+/// direction counts.
+constexpr Range kDirectionComponent{-std::numeric_limits<double>::max(),
+                                    std::numeric_limits<double>::max(), "a finite number"};
+
 Eigen::Vector3d direction(const Reader& r, const std::optional<Field>& f,
                           const Eigen::Vector3d& n) {
   const Eigen::Vector3d e = reference_direction(n);
@@ -521,15 +914,18 @@ Eigen::Vector3d direction(const Reader& r, const std::optional<Field>& f,
                    (m.has("angle") ? "both" : "neither"));
   }
   if (const auto a = m.get("angle")) {
-    const double deg = number(r, *a, "an angle in degrees");
+    // A turn and more is a mistake rather than an angle; larger values
+    // would also lose the angle's digits in the conversion to radians.
+    const double deg = number(r, *a, {-360.0, 360.0, "an angle in degrees in [-360, 360]"});
     const double rad = deg * std::numbers::pi / 180.0;
     return (std::cos(rad) * e + std::sin(rad) * n.cross(e)).normalized();
   }
   const Field vf = *m.get("vector");
-  const Eigen::Vector3d v = vec3(r, vf);
-  if (v.norm() == 0.0) r.fail(vf, "expected a non-zero vector, got [0, 0, 0]");
-  const Eigen::Vector3d t = v - v.dot(n) * n;
-  if (t.norm() <= 1e-8 * v.norm()) {
+  const Eigen::Vector3d v = vec3(r, vf, kDirectionComponent);
+  if (v.cwiseAbs().maxCoeff() == 0.0) r.fail(vf, "expected a non-zero vector, got [0, 0, 0]");
+  const Eigen::Vector3d u = normalizable(v);
+  const Eigen::Vector3d t = u - u.dot(n) * n;
+  if (t.norm() <= 1e-8 * u.norm()) {
     r.fail(vf, "expected a vector not parallel to the plane's normal, got [" + fmt(v.x()) + ", " +
                    fmt(v.y()) + ", " + fmt(v.z()) + "] (its projection onto the plane is zero)");
   }
@@ -540,17 +936,18 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
   const Map m(r, f, {"name", "set", "plane", "friction", "direction", "rho", "motion"});
   ContactPlane c;
   c.name = "plane_" + std::to_string(index);
-  if (const auto x = m.get("name")) c.name = text(r, *x, "a non-empty name", false);
-  c.set = text(r, m.required("set", "the name of the contact node set of the mesh"),
-               "a node set name", false);
+  if (const auto x = m.get("name")) c.name = safe_name(r, *x, "a plane name");
+  const Field set = m.required("set", "the name of the contact node set of the mesh");
+  c.set = safe_name(r, set, "a node set name");
+  r.remember(set.path, set.line);
 
   const Map plane(r, m.required("plane", "a map {point: [x, y, z], normal: [x, y, z]}"),
                   {"point", "normal"});
-  c.point = vec3(r, plane.required("point", "a point of the plane [x, y, z]"));
+  c.point = vec3(r, plane.required("point", "a point of the plane [x, y, z]"), kCoordinate);
   const Field nf = plane.required("normal", "the plane's normal [x, y, z], pointing into the body");
-  const Eigen::Vector3d n = vec3(r, nf);
-  if (n.norm() == 0.0) r.fail(nf, "expected a non-zero normal, got [0, 0, 0]");
-  c.normal = n.normalized();
+  const Eigen::Vector3d n = vec3(r, nf, kDirectionComponent);
+  if (n.cwiseAbs().maxCoeff() == 0.0) r.fail(nf, "expected a non-zero normal, got [0, 0, 0]");
+  c.normal = normalizable(n).normalized();
 
   c.friction =
       friction(r, m.required("friction", "a map {mu: <coefficient>} or {mu1, mu2, p1, p2}"));
@@ -558,13 +955,16 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
 
   if (const auto x = m.get("rho")) {
     if (!(x->node.IsScalar() && x->node.Scalar() == "auto")) {
-      c.rho = number(r, *x, "auto or a number > 0", [](double v) { return v > 0.0; });
+      // rho is a stiffness [force / length]: the bounds only keep its
+      // products with forces and displacements inside the double range.
+      c.rho = number(r, *x, {1e-30, 1e30, "auto or a number in [1e-30, 1e30]"});
     }
   }
   if (const auto x = m.get("motion")) {
     const Map mo(r, *x, {"displacement", "program"});
     c.motion = vec3(
-        r, mo.required("displacement", "the plane's rigid displacement at factor 1 [dx, dy, dz]"));
+        r, mo.required("displacement", "the plane's rigid displacement at factor 1 [dx, dy, dz]"),
+        kCoordinate);
     c.motion_program = own_program(r, mo, main);
   }
   return c;
@@ -574,17 +974,18 @@ SolverSettings solver(const Reader& r, const Field& f) {
   const Map m(r, f,
               {"force_tolerance", "law_tolerance", "max_iterations", "max_cuts", "blas_threads"});
   SolverSettings s;
-  const auto positive = [](double v) { return v > 0.0; };
-  if (const auto x = m.get("force_tolerance"))
-    s.force_tolerance = number(r, *x, "a number > 0", positive);
-  if (const auto x = m.get("law_tolerance"))
-    s.law_tolerance = number(r, *x, "a number > 0", positive);
-  if (const auto x = m.get("max_iterations"))
-    s.max_iterations = integer(r, *x, "an integer >= 1", 1);
-  if (const auto x = m.get("max_cuts")) s.max_cuts = integer(r, *x, "an integer >= 0", 0);
+  // Relative tolerances: below 1e-15 they ask for less than the round-off of
+  // a double (2.2e-16 relative) can give; above 1 they accept anything.
+  constexpr Range tolerance{1e-15, 1.0, "a number in [1e-15, 1]"};
+  if (const auto x = m.get("force_tolerance")) s.force_tolerance = number(r, *x, tolerance);
+  if (const auto x = m.get("law_tolerance")) s.law_tolerance = number(r, *x, tolerance);
+  if (const auto x = m.get("max_iterations")) s.max_iterations = small_integer(r, *x, 1, 1'000'000);
+  // Each cut halves the increment: after 30 the step is 1e-9 of an increment,
+  // and positions k + j 2^-30 are still exact in a double for 1e6 increments.
+  if (const auto x = m.get("max_cuts")) s.max_cuts = small_integer(r, *x, 0, 30);
   if (const auto x = m.get("blas_threads")) {
     if (!(x->node.IsScalar() && x->node.Scalar() == "auto"))
-      s.blas_threads = integer(r, *x, "auto or an integer >= 1", 1);
+      s.blas_threads = small_integer(r, *x, 1, 1024, "auto or an integer in [1, 1024]");
   }
   return s;
 }
@@ -608,7 +1009,7 @@ OutputSettings output(const Reader& r, const std::optional<Field>& f,
     for (const auto& item : list(r, *x, expected)) {
       const std::string name = text(r, item, "one of " + join(kOutputFields), false);
       if (std::find(kOutputFields.begin(), kOutputFields.end(), name) == kOutputFields.end()) {
-        r.fail(item, "expected one of " + join(kOutputFields) + ", got " + name);
+        r.fail(item, "expected one of " + join(kOutputFields) + ", got " + shown(name));
       }
       if (std::find(o.fields.begin(), o.fields.end(), name) != o.fields.end()) {
         r.fail(item, "expected each field once, got " + name + " twice");
@@ -616,49 +1017,76 @@ OutputSettings output(const Reader& r, const std::optional<Field>& f,
       o.fields.push_back(name);
     }
   }
-  if (const auto x = m.get("every")) o.every = integer(r, *x, "an integer >= 1", 1);
+  if (const auto x = m.get("every"))
+    o.every = small_integer(r, *x, 1, static_cast<int>(kMaxIncrements));
   if (const auto x = m.get("vtk")) o.vtk = boolean(r, *x);
   return o;
 }
 
-/// Reads the whole file; InputError naming the path if it cannot.
+/// What a file system entry is, for messages.
+std::string kind_of(const std::filesystem::file_status& status) {
+  switch (status.type()) {
+    case std::filesystem::file_type::directory:
+      return "a directory";
+    case std::filesystem::file_type::fifo:
+      return "a FIFO (named pipe)";
+    case std::filesystem::file_type::socket:
+      return "a socket";
+    case std::filesystem::file_type::block:
+      return "a block device";
+    case std::filesystem::file_type::character:
+      return "a character device";
+    default:
+      return "not a regular file";
+  }
+}
+
+/// Reads the whole file, at most kMaxFileBytes of it; InputError naming the
+/// path if it cannot.
 std::string slurp(const std::filesystem::path& file) {
+  const std::string name = file.string();
   std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) {
-    throw InputError(file.string() + ": case file not found");
-  }
-  if (std::filesystem::is_directory(file, ec)) {
-    throw InputError(file.string() + ": expected a case file, got a directory");
-  }
+  const std::filesystem::file_status status = std::filesystem::status(file, ec);
+  if (status.type() == std::filesystem::file_type::not_found)
+    throw InputError(name + ": case file not found");
+  if (ec) throw InputError(name + ": cannot read the case file: " + ec.message());
+  // A FIFO or a device would block or never end; a directory cannot be read.
+  if (status.type() != std::filesystem::file_type::regular)
+    throw InputError(name + ": expected a case file, got " + kind_of(status));
+  const std::string too_large = name + ": expected a case file of at most " +
+                                std::to_string(kMaxFileBytes) + " bytes (16 MiB), got more";
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (!ec && size > kMaxFileBytes) throw InputError(too_large);
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot open the case file for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(file.string() + ": error while reading the case file");
-  return ss.str();
+  if (!in) throw InputError(name + ": cannot open the case file for reading");
+  // Read by blocks up to the limit: the file may grow after its size was read.
+  std::string content;
+  std::vector<char> block(1 << 16);
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    content.append(block.data(), static_cast<std::size_t>(in.gcount()));
+    if (content.size() > kMaxFileBytes) throw InputError(too_large);
+  }
+  if (in.bad()) throw InputError(name + ": error while reading the case file");
+  return content;
 }
 
 }  // namespace
 
+std::string located(const Case& c, const std::string& key) {
+  std::string out = c.source.string();
+  if (const auto it = c.key_lines.find(key); it != c.key_lines.end())
+    out += ":" + std::to_string(it->second);
+  return out + ": " + key + ": ";
+}
+
 Case read_case(const std::filesystem::path& file) {
   const Reader r(file.string());
   const std::string content = slurp(file);
+  check_encoding(r, content);
+  const YAML::Node document = parse_document(r, content);
 
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(content);
-  } catch (const YAML::ParserException& e) {
-    r.syntax_error(e.mark, e.msg);
-  } catch (const YAML::Exception& e) {
-    r.syntax_error(e.mark, e.msg);
-  }
-  if (docs.empty()) r.fail("(top level)", 1, "expected a map of case keys, got an empty file");
-  if (docs.size() > 1) {
-    r.fail("(top level)", line_of(docs[1], 1),
-           "expected a single YAML document, got " + std::to_string(docs.size()));
-  }
-
-  const Field root{docs[0], "", line_of(docs[0], 1)};
+  const Field root{document, "", line_of(document, 1)};
   if (!root.node.IsMap()) {
     r.fail("(top level)", root.line, "expected a map of case keys, got " + found(root.node));
   }
@@ -699,21 +1127,33 @@ Case read_case(const std::filesystem::path& file) {
     }
   }
   if (const auto x = m.get("probes")) {
-    std::set<std::string> names;
+    // Probe names become file names: unique also where file names ignore
+    // case (the default file systems of macOS and Windows).
+    std::map<std::string, std::string> names;  // lower case -> as written
     std::optional<Field> marked;
     for (const auto& item : list(r, *x, "a list of probes {name, point, set, point_p}")) {
       const Map pm(r, item, {"name", "point", "set", "point_p"});
       Probe p;
       const Field name = pm.required("name", "a non-empty name");
-      p.name = text(r, name, "a non-empty name", false);
-      if (!names.insert(p.name).second)
-        r.fail(name, "expected a unique probe name, got '" + p.name + "' twice");
+      p.name = safe_name(r, name, "a probe name");
+      std::string folded = p.name;
+      std::transform(folded.begin(), folded.end(), folded.begin(),
+                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+      if (const auto [at, inserted] = names.emplace(folded, p.name); !inserted) {
+        r.fail(name,
+               "expected a unique probe name (probe names become file names, compared "
+               "ignoring case), got '" +
+                   p.name + "' after '" + at->second + "'");
+      }
       p.point = vec3(
-          r, pm.required("point", "a point [x, y, z] (the nearest node of the set is followed)"));
+          r, pm.required("point", "a point [x, y, z] (the nearest node of the set is followed)"),
+          kCoordinate);
       if (const auto s = pm.get("set")) {
-        p.set = text(r, *s, "a node set name", false);
+        p.set = safe_name(r, *s, "a node set name");
+        r.remember(s->path, s->line);
       } else if (!c.contacts.empty()) {
         p.set = c.contacts.front().set;
+        r.remember(item.path + ".set", item.line);
       } else {
         r.fail(item.path + ".set", item.line,
                "missing required key (there is no contact plane to take the set from); expected a "
@@ -734,6 +1174,7 @@ Case read_case(const std::filesystem::path& file) {
   }
   if (const auto x = m.get("solver")) c.solver = solver(r, *x);
   c.output = output(r, m.get("output"), folder, abs.stem());
+  c.key_lines = r.key_lines();
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -146,11 +147,26 @@ struct Case {
   std::string probe_p;
   SolverSettings solver;
   OutputSettings output;
+  /// The 1-based line of each key whose value can only be checked against
+  /// the mesh (the `set` of every condition, load, plane and probe, e.g.
+  /// "contact[0].set"), so that those checks name the line although they run
+  /// long after reading. Empty for a Case built in code.
+  std::map<std::string, int> key_lines;
 };
 
 /// Reads and validates a case file. Throws InputError naming the file, the key
 /// path and the line for unknown keys, wrong types, missing required keys and
-/// out-of-range values; nothing is silently ignored.
+/// out-of-range values; nothing is silently ignored. Whatever the bytes of the
+/// file, it throws nothing but InputError for its content (the size limits of
+/// docs/case-file.md keep memory and time bounded), and returns only names
+/// that pass is_safe_file_name (io/safe_name.hpp) and strings that are UTF-8
+/// without control characters other than tab and line breaks.
 [[nodiscard]] Case read_case(const std::filesystem::path& file);
+
+/// "<case file>:<line>: <key>: " (without the line when `key` is not in
+/// c.key_lines): the start of a message about a value found wrong after
+/// reading, e.g. a node set that the mesh does not have. `key` is a key path
+/// as the reader writes it ("boundary_conditions[2].set").
+[[nodiscard]] std::string located(const Case& c, const std::string& key);
 
 }  // namespace bipo

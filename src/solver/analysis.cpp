@@ -81,7 +81,6 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
                    std::optional<std::string> blas_threads_set_by_caller)
     : case_(c), mesh_(mesh), solver_(std::move(solver)) {
   const int n_dofs = 3 * mesh_.n_nodes();
-  const std::string where = case_.source.string() + ": ";
 
   // --- Dirichlet conditions: which dofs, set by which condition -----------
   std::vector<bool> prescribed(n_dofs, false);
@@ -92,7 +91,8 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     try {
       nodes = &mesh_.node_set(bc.set);
     } catch (const InputError& e) {
-      throw InputError(where + "boundary_conditions[" + std::to_string(ci) + "].set: " + e.what());
+      throw InputError(located(case_, "boundary_conditions[" + std::to_string(ci) + "].set") +
+                       e.what());
     }
     for (int node : *nodes)
       for (int comp = 0; comp < 3; ++comp) {
@@ -101,22 +101,23 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
         if (prescribed[dof]) {
           const DirichletCondition& other = case_.dirichlet[source[dof].first];
           if (*other.value[comp] != *bc.value[comp] || !same_program(other.program, bc.program))
-            throw InputError(where + "boundary_conditions[" + std::to_string(ci) + "] (set '" +
-                             bc.set + "') and boundary_conditions[" +
-                             std::to_string(source[dof].first) + "] (set '" + other.set +
-                             "') prescribe different values of u" + component_name(comp) +
-                             " at node " + std::to_string(mesh_.node_tags[node]));
+            throw InputError(located(case_, "boundary_conditions[" + std::to_string(ci) + "].set") +
+                             "boundary_conditions[" + std::to_string(ci) + "] (set '" + bc.set +
+                             "') and boundary_conditions[" + std::to_string(source[dof].first) +
+                             "] (set '" + other.set + "') prescribe different values of u" +
+                             component_name(comp) + " at node " +
+                             std::to_string(mesh_.node_tags[node]));
           continue;
         }
         prescribed[dof] = true;
         source[dof] = {ci, comp};
       }
   }
-  for (const auto& load : case_.loads) {
+  for (std::size_t li = 0; li < case_.loads.size(); ++li) {
     try {
-      (void)mesh_.node_set(load.set);
+      (void)mesh_.node_set(case_.loads[li].set);
     } catch (const InputError& e) {
-      throw InputError(where + "loads.set: " + e.what());
+      throw InputError(located(case_, "loads[" + std::to_string(li) + "].set") + e.what());
     }
   }
   partition_ = std::make_unique<DofPartition>(prescribed);
@@ -150,14 +151,16 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     try {
       nodes = &mesh_.node_set(cp.set);
     } catch (const InputError& e) {
-      throw InputError(where + "contact[" + std::to_string(pi) + "].set: " + e.what());
+      throw InputError(located(case_, "contact[" + std::to_string(pi) + "].set") + e.what());
     }
     const Eigen::Matrix3d frame = plane.frame();
     for (int node : *nodes) {
       if (plane_of_node[node] >= 0)
-        throw InputError(where + "node " + std::to_string(mesh_.node_tags[node]) +
+        throw InputError(located(case_, "contact[" + std::to_string(pi) + "].set") + "node " +
+                         std::to_string(mesh_.node_tags[node]) +
                          " is in the contact sets of two planes ('" +
-                         case_.contacts[plane_of_node[node]].name + "' and '" + cp.name +
+                         case_.contacts[plane_of_node[node]].name + "' of contact[" +
+                         std::to_string(plane_of_node[node]) + "] and '" + cp.name +
                          "'); a node may touch one plane only");
       // A contact node may have one tangential component held at zero (a
       // symmetry plane through the contact face): the component must be
@@ -165,13 +168,15 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       // prescribed would fight the contact law.
       for (int comp = 0; comp < 3; ++comp) {
         if (!prescribed[3 * node + comp]) continue;
-        const DirichletCondition& bc = case_.dirichlet[source[3 * node + comp].first];
+        const int ci = source[3 * node + comp].first;
+        const DirichletCondition& bc = case_.dirichlet[ci];
         const bool along_tangent = std::abs(std::abs(frame(1, comp)) - 1.0) <= 1e-12 ||
                                    std::abs(std::abs(frame(2, comp)) - 1.0) <= 1e-12;
         if (!along_tangent || *bc.value[comp] != 0.0)
-          throw InputError(where + "node " + std::to_string(mesh_.node_tags[node]) +
-                           " of contact set '" + cp.set + "' has u" + component_name(comp) +
-                           " prescribed by the condition on set '" + bc.set +
+          throw InputError(located(case_, "boundary_conditions[" + std::to_string(ci) + "].set") +
+                           "node " + std::to_string(mesh_.node_tags[node]) + " of contact set '" +
+                           cp.set + "' (contact[" + std::to_string(pi) + "]) has u" +
+                           component_name(comp) + " prescribed by the condition on set '" + bc.set +
                            "'; on a contact node only a component along t1 or t2 of its plane "
                            "may be prescribed, and only to 0 (a symmetry plane)");
       }
