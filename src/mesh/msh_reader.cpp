@@ -195,17 +195,20 @@ bool is_space(char c) {
 }
 
 // An integer token, entirely (an optional '+' as scanf allows).
+enum class Parsed { ok, invalid, out_of_range };
 template <class T>
-bool to_integer(std::string_view token, T& value) {
+Parsed to_integer(std::string_view token, T& value) {
   const char* begin = token.data();
   const char* end = begin + token.size();
   if (begin != end && *begin == '+') {
     ++begin;
-    if (begin != end && *begin == '-') return false;
+    if (begin != end && *begin == '-') return Parsed::invalid;
   }
-  if (begin == end) return false;
+  if (begin == end) return Parsed::invalid;
   const auto [ptr, ec] = std::from_chars(begin, end, value);
-  return ec == std::errc{} && ptr == end;
+  if (ptr != end) return Parsed::invalid;
+  if (ec == std::errc::result_out_of_range) return Parsed::out_of_range;
+  return ec == std::errc{} ? Parsed::ok : Parsed::invalid;
 }
 
 // A floating-point token, entirely. Out-of-range values get what strtod
@@ -319,12 +322,13 @@ class Parser {
   template <class T>
   T checked_integer(std::string_view token, std::size_t at, const char* what, T lo, T hi) {
     T value{};
-    if (!to_integer(token, value)) {
+    const Parsed parsed = to_integer(token, value);
+    if (parsed == Parsed::invalid) {
       fail(at, ctx() + "expected " + what + " (an integer" +
                    (std::is_unsigned_v<T> ? std::string(" >= 0") : std::string()) + "), found '" +
                    printable(token) + "'");
     }
-    if (value < lo || value > hi) {
+    if (parsed == Parsed::out_of_range || value < lo || value > hi) {
       fail(at, ctx() + what + " must be between " + std::to_string(lo) + " and " +
                    std::to_string(hi) + ", found " + printable(token));
     }
@@ -362,6 +366,35 @@ class Parser {
                                     " has a non-finite coordinate (" + printable(token) + ")");
     }
     return value;
+  }
+
+  // The header of a 4.1 block at pos_: exactly four values on one line.
+  // `b` is the block's index (for a hint when the block before listed more
+  // entries than it declared).
+  std::array<std::string_view, 4> block_header(const char* layout, std::size_t b) {
+    const std::size_t at = begin_record();
+    std::array<std::string_view, 4> fields{};
+    std::size_t n = 0;
+    while (true) {
+      skip_blanks();
+      if (at_end() || in_[pos_] == '\n') break;
+      const std::string_view token = take_token();
+      if (n < 4) fields[n] = token;
+      ++n;
+    }
+    if (n != 4) {
+      fail(at, ctx() + "expected the block header (" + layout + "), found " + found_at(at) +
+                   (n > 4 && b > 0 ? " (does the block before list more than it declares?)" : ""));
+    }
+    if (!at_end()) ++pos_;
+    return fields;
+  }
+  [[nodiscard]] std::size_t offset(std::string_view token) const {
+    return static_cast<std::size_t>(token.data() - in_.data());
+  }
+  template <class T>
+  T field_integer(std::string_view token, const char* what, T lo, T hi) {
+    return checked_integer(token, offset(token), what, lo, hi);
   }
 
   // Starts a one-line record (skipping blank lines); returns where it starts.
@@ -879,13 +912,14 @@ class Parser {
         fail(pos_, ctx() + "declares " + std::to_string(n_blocks) + " entity blocks, but lists " +
                        std::to_string(b) + " (found " + found_at(pos_) + ")");
       }
-      const std::size_t block_at = begin_record();
       context_ = "$Nodes block " + std::to_string(b + 1);
-      const int dim = line_integer<int>("the entity dimension", 0, 3);
-      const int tag = line_integer<int>("the entity tag", 1, kMaxInt);
-      const int parametric = line_integer<int>("the parametric flag", 0, 1);
-      const auto n = line_integer<std::size_t>("the number of nodes in the block", 0, kMaxSize);
-      end_record("the block header (entityDim entityTag parametric numNodesInBlock)");
+      const auto header = block_header("entityDim entityTag parametric numNodesInBlock", b);
+      const std::size_t block_at = offset(header[0]);
+      const int dim = field_integer<int>(header[0], "the entity dimension", 0, 3);
+      const int tag = field_integer<int>(header[1], "the entity tag", 1, kMaxInt);
+      const int parametric = field_integer<int>(header[2], "the parametric flag", 0, 1);
+      const auto n =
+          field_integer<std::size_t>(header[3], "the number of nodes in the block", 0, kMaxSize);
       block_fits(n, total, read, "nodes", block_at);
       node_block_entity(dim, tag, block_at);
       const std::size_t first = node_tag_.size();
@@ -1202,16 +1236,16 @@ class Parser {
         fail(pos_, ctx() + "declares " + std::to_string(n_blocks) + " entity blocks, but lists " +
                        std::to_string(b) + " (found " + found_at(pos_) + ")");
       }
-      const std::size_t block_at = begin_record();
       context_ = "$Elements block " + std::to_string(b + 1);
-      const int dim = line_integer<int>("the entity dimension", 0, 3);
-      const int tag = line_integer<int>("the entity tag", 1, kMaxInt);
-      const std::size_t type_at = pos_;
-      const int type =
-          line_integer<int>("the element type", std::numeric_limits<int>::min(), kMaxInt);
-      const auto n = line_integer<std::size_t>("the number of elements in the block", 0, kMaxSize);
-      end_record("the block header (entityDim entityTag elementType numElementsInBlock)");
-      const ElementType& t = known_type(type, type_at);
+      const auto header = block_header("entityDim entityTag elementType numElementsInBlock", b);
+      const std::size_t block_at = offset(header[0]);
+      const int dim = field_integer<int>(header[0], "the entity dimension", 0, 3);
+      const int tag = field_integer<int>(header[1], "the entity tag", 1, kMaxInt);
+      const int type = field_integer<int>(header[2], "the element type",
+                                          std::numeric_limits<int>::min(), kMaxInt);
+      const auto n =
+          field_integer<std::size_t>(header[3], "the number of elements in the block", 0, kMaxSize);
+      const ElementType& t = known_type(type, offset(header[2]));
       check_block_dim(t, type, dim, tag, block_at);
       block_fits(n, total, read, "elements", block_at);
       const int entity = element_block_entity(dim, tag, block_at);
