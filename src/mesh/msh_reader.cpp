@@ -233,6 +233,22 @@ bool to_double(std::string_view token, double& value) {
   return stop == copy.c_str() + copy.size();
 }
 
+// Sorts node indices (in [0, n)) and removes repeats; a long list by marking
+// the nodes, in time linear in n.
+void sort_unique(std::vector<int>& v, std::size_t n, std::vector<char>& mark) {
+  if (v.size() < n / 4) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return;
+  }
+  mark.assign(n, 0);
+  for (const int i : v) mark[static_cast<std::size_t>(i)] = 1;
+  v.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (mark[i] != 0) v.push_back(static_cast<int>(i));
+  }
+}
+
 // ------------------------------------------------------------------ parser --
 
 struct Entity {
@@ -1454,13 +1470,18 @@ class Parser {
       return entities_[static_cast<std::size_t>(hex_entity_[static_cast<std::size_t>(h)])].tag;
     };
     if (version_ == 41) {
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return entity_tag(a) < entity_tag(b); });
+      const auto by_entity = [&](int a, int b) { return entity_tag(a) < entity_tag(b); };
+      if (!std::is_sorted(order.begin(), order.end(), by_entity)) {
+        std::stable_sort(order.begin(), order.end(), by_entity);
+      }
     } else {
-      std::sort(order.begin(), order.end(), [&](int a, int b) {
+      const auto by_entity_and_tag = [&](int a, int b) {
         return std::pair{entity_tag(a), hex_tag_[static_cast<std::size_t>(a)]} <
                std::pair{entity_tag(b), hex_tag_[static_cast<std::size_t>(b)]};
-      });
+      };
+      if (!std::is_sorted(order.begin(), order.end(), by_entity_and_tag)) {
+        std::sort(order.begin(), order.end(), by_entity_and_tag);
+      }
     }
 
     // The hexahedra's nodes, numbered compactly in increasing tag order.
@@ -1526,7 +1547,10 @@ class Parser {
                        " node references, more than 64 times the " + std::to_string(references) +
                        " of the elements: entities belong to too many physical groups");
     }
-    std::vector<int> outside;
+    const std::size_t n = mesh.nodes.size();
+    std::vector<char> mark;
+    std::vector<int> outside, list;
+    std::vector<std::string> merged;  // names given by more than one group
     for (const auto& [key, members] : groups) {
       const auto [dim, tag] = key;
       const auto named = names_.find(key);
@@ -1534,21 +1558,21 @@ class Parser {
           named != names_.end() && !named->second.empty()
               ? named->second
               : "physical_" + std::to_string(dim) + "_" + std::to_string(tag);
-      std::vector<int>& set = mesh.node_sets[set_name];
+      list.clear();
       outside.clear();
       for (const std::size_t i : members) {
         const Entity& e = entities_[i];
         for (const int p : e.other_nodes) {
           const int c = compact[static_cast<std::size_t>(p)];
           if (c >= 0) {
-            set.push_back(c);
+            list.push_back(c);
           } else {
             outside.push_back(p);
           }
         }
         for (const int h : e.hexes) {
           for (std::size_t a = 0; a < 8; ++a) {
-            set.push_back(
+            list.push_back(
                 compact[static_cast<std::size_t>(hex_nodes_[8 * static_cast<std::size_t>(h) + a])]);
           }
         }
@@ -1565,11 +1589,16 @@ class Parser {
                          " nodes that belong to no hexahedron (first: node " +
                          std::to_string(tags.front()) + ")");
       }
+      const auto [it, inserted] = mesh.node_sets.try_emplace(set_name);
+      if (inserted) {
+        sort_unique(list, n, mark);
+        it->second = list;
+      } else {
+        it->second.insert(it->second.end(), list.begin(), list.end());
+        merged.push_back(set_name);
+      }
     }
-    for (auto& [set_name, set] : mesh.node_sets) {
-      std::sort(set.begin(), set.end());
-      set.erase(std::unique(set.begin(), set.end()), set.end());
-    }
+    for (const std::string& set_name : merged) sort_unique(mesh.node_sets[set_name], n, mark);
     const auto all = mesh.node_sets.find("all");
     if (all != mesh.node_sets.end() && all->second.size() != mesh.nodes.size()) {
       throw InputError(file_ + ": physical group 'all' has " + std::to_string(all->second.size()) +
