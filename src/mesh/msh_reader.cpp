@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -733,11 +734,11 @@ class Parser {
     entities_.push_back(std::move(e));
     return it->second;
   }
-  void add_physical(Entity& e, long long physical) {
+  // Repeats are removed when the groups are built (a search here would be
+  // quadratic in the tags of one entity).
+  static void add_physical(Entity& e, long long physical) {
     const int p = static_cast<int>(physical < 0 ? -physical : physical);
-    if (std::find(e.physicals.begin(), e.physicals.end(), p) == e.physicals.end()) {
-      e.physicals.push_back(p);
-    }
+    if (e.physicals.empty() || e.physicals.back() != p) e.physicals.push_back(p);
   }
 
   void parse_entities() {
@@ -1530,7 +1531,10 @@ class Parser {
     for (std::size_t i = 0; i < entities_.size(); ++i) {
       const Entity& e = entities_[i];
       references += e.other_nodes.size() + 8 * e.hexes.size();
-      for (const int p : e.physicals) groups[{e.dim, p}].push_back(i);
+      std::vector<int> physicals = e.physicals;
+      std::sort(physicals.begin(), physicals.end());
+      physicals.erase(std::unique(physicals.begin(), physicals.end()), physicals.end());
+      for (const int p : physicals) groups[{e.dim, p}].push_back(i);
     }
     // An entity in many groups is copied into each: bounded, so that a small
     // file cannot ask for a huge output.
@@ -1550,7 +1554,7 @@ class Parser {
     const std::size_t n = mesh.nodes.size();
     std::vector<char> mark;
     std::vector<int> outside, list;
-    std::vector<std::string> merged;  // names given by more than one group
+    std::set<std::string> merged;  // names given by more than one group
     for (const auto& [key, members] : groups) {
       const auto [dim, tag] = key;
       const auto named = names_.find(key);
@@ -1595,7 +1599,7 @@ class Parser {
         it->second = list;
       } else {
         it->second.insert(it->second.end(), list.begin(), list.end());
-        merged.push_back(set_name);
+        merged.insert(set_name);
       }
     }
     for (const std::string& set_name : merged) sort_unique(mesh.node_sets[set_name], n, mark);

@@ -700,6 +700,46 @@ TEST(MshReader, PhysicalNamesAreQuotedCleanUtf8) {
   }
 }
 
+// An entity in very many physical groups: each group copies it, so the
+// total is bounded (and nothing in the parse is quadratic in the tags).
+TEST(MshReader, ManyPhysicalGroupsOnOneEntityAreBounded) {
+  // (Built with streams: GCC 12 warns wrongly (-Wrestrict) on chains of +.)
+  const auto start = std::chrono::steady_clock::now();
+  std::ostringstream file;
+  file << kHeader41 << "$Entities\n0 0 0 1\n1 0 0 0 2 1 1 100000";
+  for (int p = 1; p <= 100000; ++p) file << ' ' << p;
+  file << " 0\n$EndEntities\n$Nodes\n1 12 1 12\n3 1 0 12\n";
+  for (int i = 1; i <= 12; ++i) file << i << '\n';
+  file << "0 0 0\n1 0 0\n2 0 0\n0 1 0\n1 1 0\n2 1 0\n"
+       << "0 0 1\n1 0 1\n2 0 1\n0 1 1\n1 1 1\n2 1 1\n$EndNodes\n"
+       << "$Elements\n1 2 1 2\n3 1 5 2\n1 " << kHexA << "\n2 " << kHexB << "\n$EndElements\n";
+  expect_mentions(parse_error(file.str()),
+                  {"case.msh", "the 100000 physical groups would list 1600000 node references",
+                   "entities belong to too many physical groups"});
+  // 2.2: the groups of an entity come from its elements.
+  std::ostringstream points;
+  points << kHeader22 << kNodes22 << "$Elements\n"
+         << 2 + 30000 << "\n1 5 2 0 1 " << kHexA << "\n2 5 2 0 1 " << kHexB << '\n';
+  for (int p = 1; p <= 30000; ++p) points << 2 + p << " 15 2 " << p << " 1 1\n";
+  points << "$EndElements\n";
+  expect_mentions(parse_error(points.str()),
+                  {"the 30000 physical groups would list 900000000 node references"});
+  // Many groups sharing one name are merged once.
+  std::ostringstream shared;
+  shared << kHeader22 << "$PhysicalNames\n20000\n";
+  for (int p = 1; p <= 20000; ++p) shared << "0 " << p << " \"shared\"\n";
+  shared << "$EndPhysicalNames\n"
+         << kNodes22 << "$Elements\n"
+         << 2 + 20000 << "\n1 5 2 0 1 " << kHexA << "\n2 5 2 0 1 " << kHexB << '\n';
+  for (int p = 1; p <= 20000; ++p) {
+    shared << 2 + p << " 15 2 " << p << ' ' << 100 + p << ' ' << 1 + p % 12 << '\n';
+  }
+  shared << "$EndElements\n";
+  const Mesh mesh = parse_msh(shared.str(), "shared.msh");
+  EXPECT_EQ(mesh.node_set("shared").size(), 12u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
 TEST(MshReader, TruncatedFilesAreErrorsAtEveryByte) {
   TempDir dir;
   Mesh mesh = generate_box({0, 0, 0}, {1, 1, 1}, 1, 1, 2);
