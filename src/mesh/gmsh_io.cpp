@@ -14,7 +14,6 @@
 #include <sstream>
 #include <string>
 #include <system_error>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -93,18 +92,6 @@ auto in_gmsh(const std::string& file, const std::string& doing, Body&& body) {
   }
 }
 
-void require_readable(const fs::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) throw InputError("cannot read mesh file '" + name + "': no such file");
-  if (!fs::is_regular_file(status)) {
-    throw InputError("cannot read mesh file '" + name + "': not a regular file");
-  }
-  std::ifstream probe(path, std::ios::binary);
-  if (!probe) throw InputError("cannot read mesh file '" + name + "': cannot open it for reading");
-}
-
 // The tags to write: the mesh's own, or 1..count when it has none.
 std::vector<std::size_t> tags_or_default(const std::vector<std::size_t>& tags, std::size_t count,
                                          const std::string& what, const std::string& file) {
@@ -130,129 +117,7 @@ std::vector<std::size_t> tags_or_default(const std::vector<std::size_t>& tags, s
   return tags;
 }
 
-std::string group_name(int dim, int tag, const std::string& name) {
-  if (!name.empty()) return name;
-  return "physical_" + std::to_string(dim) + "_" + std::to_string(tag);
-}
-
 }  // namespace
-
-Mesh read_msh(const fs::path& path) {
-  const std::string name = path.string();
-  require_readable(path);
-
-  Mesh mesh = in_gmsh(name, "reading the mesh", [&] {
-    gmsh::open(name);
-
-    // The volume: 8-node hexahedra only.
-    std::vector<int> types;
-    gmsh::model::mesh::getElementTypes(types, 3);
-    std::vector<std::size_t> hex_tags, hex_nodes;
-    std::string others;
-    for (const int type : types) {
-      std::vector<std::size_t> tags, nodes;
-      gmsh::model::mesh::getElementsByType(type, tags, nodes);
-      if (type == kHex8) {
-        hex_tags = std::move(tags);
-        hex_nodes = std::move(nodes);
-        continue;
-      }
-      std::string type_name;
-      int dim = 0, order = 0, n_nodes = 0, n_primary = 0;
-      std::vector<double> local;
-      gmsh::model::mesh::getElementProperties(type, type_name, dim, order, n_nodes, local,
-                                              n_primary);
-      others += (others.empty() ? "" : ", ") + std::to_string(tags.size()) +
-                " elements of type \"" + type_name + "\"";
-    }
-    if (!others.empty()) {
-      throw InputError(name + ": the volume mesh contains " + others +
-                       "; bipo accepts only 8-node hexahedra (\"Hexahedron 8\")");
-    }
-    if (hex_tags.empty()) {
-      throw InputError(name + ": the mesh has no 8-node hexahedra (\"Hexahedron 8\"); bipo " +
-                       "needs a hexahedral volume mesh");
-    }
-
-    // Nodes of the hexahedra, compact, in increasing tag order.
-    std::vector<std::size_t> node_tags;
-    std::vector<double> coords, unused;
-    gmsh::model::mesh::getNodes(node_tags, coords, unused, -1, -1, false, false);
-    std::unordered_map<std::size_t, std::size_t> position;
-    position.reserve(node_tags.size());
-    for (std::size_t i = 0; i < node_tags.size(); ++i) position.emplace(node_tags[i], i);
-
-    Mesh out;
-    out.node_tags = hex_nodes;
-    std::sort(out.node_tags.begin(), out.node_tags.end());
-    out.node_tags.erase(std::unique(out.node_tags.begin(), out.node_tags.end()),
-                        out.node_tags.end());
-    std::unordered_map<std::size_t, int> index;
-    index.reserve(out.node_tags.size());
-    out.nodes.reserve(out.node_tags.size());
-    for (const std::size_t tag : out.node_tags) {
-      const auto it = position.find(tag);
-      if (it == position.end()) {
-        throw InputError(name + ": a hexahedron refers to node " + std::to_string(tag) +
-                         ", which the file does not define");
-      }
-      index.emplace(tag, static_cast<int>(out.nodes.size()));
-      const std::size_t p = 3 * it->second;
-      out.nodes.emplace_back(coords[p], coords[p + 1], coords[p + 2]);
-    }
-    out.hex_tags = std::move(hex_tags);
-    out.hexes.resize(out.hex_tags.size());
-    for (std::size_t e = 0; e < out.hexes.size(); ++e) {
-      for (int a = 0; a < 8; ++a) out.hexes[e][a] = index.at(hex_nodes[8 * e + a]);
-    }
-
-    // Physical groups of every dimension become node sets.
-    gmsh::vectorpair groups;
-    gmsh::model::getPhysicalGroups(groups);
-    for (const auto& [dim, tag] : groups) {
-      std::string physical_name;
-      gmsh::model::getPhysicalName(dim, tag, physical_name);
-      const std::string set_name = group_name(dim, tag, physical_name);
-      std::vector<std::size_t> members;
-      std::vector<double> member_coords;
-      gmsh::model::mesh::getNodesForPhysicalGroup(dim, tag, members, member_coords);
-      std::vector<int>& set = out.node_sets[set_name];
-      std::size_t outside = 0, first_outside = 0;
-      for (const std::size_t member : members) {
-        const auto it = index.find(member);
-        if (it != index.end()) {
-          set.push_back(it->second);
-        } else if (outside++ == 0) {
-          first_outside = member;
-        }
-      }
-      if (outside > 0) {
-        throw InputError(name + ": physical group '" + set_name + "' (dimension " +
-                         std::to_string(dim) + ", tag " + std::to_string(tag) + ") has " +
-                         std::to_string(outside) + " nodes that belong to no hexahedron (first: " +
-                         "node " + std::to_string(first_outside) + ")");
-      }
-    }
-    return out;
-  });
-
-  for (auto& [set_name, set] : mesh.node_sets) {
-    std::sort(set.begin(), set.end());
-    set.erase(std::unique(set.begin(), set.end()), set.end());
-  }
-  const auto all = mesh.node_sets.find("all");
-  if (all != mesh.node_sets.end() && all->second.size() != mesh.nodes.size()) {
-    throw InputError(name + ": physical group 'all' has " + std::to_string(all->second.size()) +
-                     " of the " + std::to_string(mesh.nodes.size()) +
-                     " nodes; the name 'all' is reserved for every node");
-  }
-  std::vector<int> every(mesh.nodes.size());
-  for (std::size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int>(i);
-  mesh.node_sets["all"] = std::move(every);
-
-  check_hex_jacobians(mesh, name);
-  return mesh;
-}
 
 void write_msh(const Mesh& mesh, const fs::path& path, bool binary, double version) {
   const std::string name = path.string();

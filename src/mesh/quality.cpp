@@ -56,8 +56,9 @@ double hex_min_gauss_jacobian(const Mesh& mesh, int e) {
   const double g = gauss_abscissa();
   double lowest = std::numeric_limits<double>::infinity();
   for (const auto& v : kVertex) {
-    lowest =
-        std::min(lowest, hex_jacobian_det(mesh, e, Eigen::Vector3d(g * v[0], g * v[1], g * v[2])));
+    const double det = hex_jacobian_det(mesh, e, Eigen::Vector3d(g * v[0], g * v[1], g * v[2]));
+    if (std::isnan(det)) return det;  // std::min would drop it
+    lowest = std::min(lowest, det);
   }
   return lowest;
 }
@@ -87,7 +88,9 @@ void check_hex_jacobians(const Mesh& mesh, const std::string& source) {
   double first_min = 0.0;
   for (int e = 0; e < mesh.n_hexes(); ++e) {
     const double lowest = hex_min_gauss_jacobian(mesh, e);
-    if (!(lowest > 0.0)) {  // also catches NaN
+    // Not finite: coordinates so large (or not numbers) that the Jacobian
+    // overflows, which no later computation survives either.
+    if (!(lowest > 0.0) || !std::isfinite(lowest)) {
       if (n_bad == 0) {
         first_bad = e;
         first_min = lowest;
@@ -98,10 +101,17 @@ void check_hex_jacobians(const Mesh& mesh, const std::string& source) {
   if (n_bad == 0) return;
   std::ostringstream msg;
   msg.precision(6);
-  msg << source << ": hexahedron " << hex_tag(mesh, first_bad)
-      << " is inverted or degenerate: minimum Jacobian determinant " << first_min
-      << " at its 2x2x2 Gauss points (expected > 0 with Gmsh hex8 node ordering)";
-  if (n_bad > 1) msg << "; " << n_bad << " hexahedra in total have a non-positive determinant";
+  msg << source << ": hexahedron " << hex_tag(mesh, first_bad);
+  if (std::isfinite(first_min)) {
+    msg << " is inverted or degenerate: minimum Jacobian determinant " << first_min
+        << " at its 2x2x2 Gauss points (expected > 0 with Gmsh hex8 node ordering)";
+  } else {
+    msg << " has a non-finite Jacobian determinant (" << first_min
+        << ") at its Gauss points: its node coordinates are not finite or too large";
+  }
+  if (n_bad > 1) {
+    msg << "; " << n_bad << " hexahedra in total have a non-positive or non-finite determinant";
+  }
   throw InputError(msg.str());
 }
 

@@ -16,14 +16,14 @@ namespace bipo {
 [[nodiscard]] double hex_jacobian_det(const Mesh& mesh, int e, const Eigen::Vector3d& xi);
 
 /// Smallest Jacobian determinant of hexahedron e over its 2x2x2 Gauss points
-/// (+-1/sqrt(3)).
+/// (+-1/sqrt(3)); NaN if one of them is NaN.
 [[nodiscard]] double hex_min_gauss_jacobian(const Mesh& mesh, int e);
 
 /// Volume of hexahedron e (2x2x2 Gauss rule, exact for the trilinear map).
 [[nodiscard]] double hex_volume(const Mesh& mesh, int e);
 
-/// Throws InputError if any hexahedron has a Jacobian determinant <= 0 at one
-/// of its 2x2x2 Gauss points. The message names `source` (e.g. the mesh
+/// Throws InputError if any hexahedron has a Jacobian determinant <= 0, NaN
+/// or infinite at one of its 2x2x2 Gauss points. The message names `source` (e.g. the mesh
 /// file), the tag of the first bad hexahedron, its minimum determinant and how
 /// many hexahedra are bad. Also checks that node indices are in range.
 void check_hex_jacobians(const Mesh& mesh, const std::string& source);

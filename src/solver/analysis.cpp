@@ -39,8 +39,7 @@ const char* component_name(int c) {
 /// either way; not the whole body's centroid: a plane may touch a hook's
 /// arm with the rest of the body behind it.)
 void check_normals_point_into_body(const Case& c, const Mesh& mesh,
-                                   const std::vector<int>& plane_of_node,
-                                   const std::string& where) {
+                                   const std::vector<int>& plane_of_node) {
   const auto n_planes = c.contacts.size();
   std::vector<Eigen::Vector3d> sum(n_planes, Eigen::Vector3d::Zero());
   std::vector<int> count(n_planes, 0);
@@ -64,8 +63,9 @@ void check_normals_point_into_body(const Case& c, const Mesh& mesh,
     const double distance = (sum[pi] / count[pi] - cp.point).dot(cp.normal);
     if (distance < 0.0) {
       std::ostringstream msg;
-      msg << where << "contact[" << pi << "].plane.normal: the normal (" << cp.normal.x() << ", "
-          << cp.normal.y() << ", " << cp.normal.z() << ") of contact plane '" << cp.name
+      msg << located(c, "contact[" + std::to_string(pi) + "].plane.normal") << "the normal ("
+          << cp.normal.x() << ", " << cp.normal.y() << ", " << cp.normal.z()
+          << ") of contact plane '" << cp.name
           << "' points away from the body: the hexahedra at its contact nodes (set '" << cp.set
           << "') lie on its negative side (their centroid is at signed distance " << distance
           << " from the plane); the normal must point from the plane into the body";
@@ -185,7 +185,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       contact_mesh_nodes_.push_back(node);
     }
   }
-  check_normals_point_into_body(case_, mesh_, plane_of_node, where);
+  check_normals_point_into_body(case_, mesh_, plane_of_node);
   contact_ = std::make_unique<NodeToPlaneContact>(std::move(planes), std::move(contact_nodes));
   const int m = contact_->n_nodes();
   // -1 for a tangential component held at zero (see above).

@@ -316,12 +316,13 @@ TEST_F(OutputSafety, ProbeNamesThatWouldLeaveTheFolderAreInputErrors) {
   (void)write("history.csv", "precious too\n");
   const fs::path results = dir_ / "results";
   const std::vector<std::pair<std::string, std::string>> names{
-      {(dir_ / "victim").string(), (dir_ / "victim").string()},  // was dir/victim.csv
+      // The reader shows the first 64 characters of a longer name.
+      {(dir_ / "victim").string(), (dir_ / "victim").string().substr(0, 40)},  // was dir/victim.csv
       {"../history", "../history"},                              // was the history's file
       {"a\\0b", "a\\x00b"},  // YAML escape of NUL: was a file 'a'
       {"..", ".."},
       {".hidden", ".hidden"},
-      {"a\\\\b", "a\\\\b"}};
+      {"a\\\\b", "a\\b"}};
   for (const auto& [name, shown] : names) {
     SCOPED_TRACE(name);
     const fs::path c = write(
@@ -393,16 +394,19 @@ TEST_F(OutputSafety, WritersEscapeEveryName) {
 TEST_F(OutputSafety, HostileNamesGiveWellFormedOutputs) {
   const Outcome m = bipo("mesh cylinder --core 2 --ring 1 --layers 1 --format 2.2 --output m.msh");
   ASSERT_EQ(m.exit_code, 0) << m.err;
-  const std::string top = "<t&o>,'p";
-  (void)write("hostile.msh", replaced(slurp(dir_ / "m.msh"), "\"top\"", "\"" + top + "\""));
+  // A set the case does not name (the case reader accepts only safe names
+  // for the sets it uses), so it reaches the outputs only through the
+  // `sets` field.
+  const std::string lateral = "<t&o>,'p";
+  (void)write("hostile.msh",
+              replaced(slurp(dir_ / "m.msh"), "\"lateral\"", "\"" + lateral + "\""));
   const fs::path latin1 = dir_ / "caf\xE9";
   fs::create_directories(latin1);
   const fs::path c = latin1 / "case.yaml";
   std::ofstream(c, std::ios::binary)
       << "title: bad \xFF byte\n"
-      << replaced(replaced(small_case, "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}",
-                           "mesh: {file: ../hostile.msh}"),
-                  "set: top", "set: \"" + top + "\"");
+      << replaced(small_case, "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}",
+                  "mesh: {file: ../hostile.msh}");
   const fs::path results = dir_ / "results";
   const auto before = snapshot(dir_, results);
   const Outcome o = bipo("run --quiet " + quoted(c) + " --output " + quoted(results));
@@ -657,17 +661,12 @@ TEST(FileErrors, TheReasonDecidesTheKind) {
 // --- Column names are unique ---------------------------------------------------------------
 
 TEST_F(OutputSafety, EveryCsvColumnNameIsUnique) {
-  // Two conditions on `top`, and a set whose own name is the second one's
-  // label ("top#2", the `lateral` set renamed).
-  const Outcome m = bipo("mesh cylinder --core 2 --ring 1 --layers 1 --format 2.2 --output m.msh");
-  ASSERT_EQ(m.exit_code, 0) << m.err;
-  (void)write("renamed.msh", replaced(slurp(dir_ / "m.msh"), "\"lateral\"", "\"top#2\""));
+  // Three conditions on `top` (the case reader accepts no `#` in the set
+  // names it uses, so a set cannot be named like a numbered label).
   const std::string text =
-      replaced(replaced(small_case, "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}",
-                        "mesh: {file: renamed.msh}"),
-               "contact:",
+      replaced(small_case, "contact:",
                "  - {set: top, displacement: {z: -0.01}}\n"
-               "  - {set: \"top#2\", displacement: {x: 0, y: 0}}\n"
+               "  - {set: top, displacement: {x: 0, y: 0}}\n"
                "contact:") +
       "probes:\n  - {name: P, point: [0, 0, 0], point_p: true}\n";
   const fs::path results = dir_ / "results";
@@ -681,8 +680,8 @@ TEST_F(OutputSafety, EveryCsvColumnNameIsUnique) {
   const std::vector<std::string> reactions(header.begin() + 4, header.begin() + 13);
   EXPECT_EQ(reactions, (std::vector<std::string>{
                            "reaction_top_x", "reaction_top_y", "reaction_top_z", "reaction_top#2_x",
-                           "reaction_top#2_y", "reaction_top#2_z", "reaction_top#2#2_x",
-                           "reaction_top#2#2_y", "reaction_top#2#2_z"}));
+                           "reaction_top#2_y", "reaction_top#2_z", "reaction_top#3_x",
+                           "reaction_top#3_y", "reaction_top#3_z"}));
   for (const char* file :
        {"history.csv", "cycles.csv", "probes/P.csv", "maps/index.csv", "maps/step_000002.csv"}) {
     const auto columns = csv_fields(csv_lines(results / file).at(0));
