@@ -621,8 +621,7 @@ class Parser {
     } else if (name == "ParametricNodes") {
       fail(at, "$ParametricNodes sections are not supported; save the mesh with $Nodes");
     } else if (name == "Nodes") {
-      once(have_nodes_, name, at);
-      if (have_elements_) fail(at, "$Nodes must come before $Elements");
+      once(have_nodes_, name, at);  // and so before $Elements, which needs it
       if (version_ == 41) {
         binary_ ? nodes41_binary() : nodes41_ascii();
       } else {
