@@ -25,6 +25,7 @@
 
 #include "io/errors.hpp"
 #include "io/safe_name.hpp"
+#include "mesh/msh_reader.hpp"
 
 namespace bipo {
 
@@ -735,10 +736,9 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
   if (const auto file = m.get("file")) {
     const std::filesystem::path p = text(r, *file, "a path to a Gmsh .msh file", false);
     const std::filesystem::path abs = (p.is_absolute() ? p : folder / p).lexically_normal();
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(abs, ec)) {
+    if (const std::string problem = mesh_path_problem(abs); !problem.empty()) {
       r.fail(*file, "expected an existing mesh file (relative to the case file's folder), got " +
-                        shown(p.string()) + " (" + abs.string() + " does not exist)");
+                        shown(p.string()) + " (" + shown(abs.string()) + ": " + problem + ")");
     }
     src.file = abs;
   }

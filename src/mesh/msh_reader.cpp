@@ -621,8 +621,7 @@ class Parser {
     } else if (name == "ParametricNodes") {
       fail(at, "$ParametricNodes sections are not supported; save the mesh with $Nodes");
     } else if (name == "Nodes") {
-      once(have_nodes_, name, at);
-      if (have_elements_) fail(at, "$Nodes must come before $Elements");
+      once(have_nodes_, name, at);  // and so before $Elements, which needs it
       if (version_ == 41) {
         binary_ ? nodes41_binary() : nodes41_ascii();
       } else {
@@ -1661,28 +1660,16 @@ std::string not_regular(const struct stat& st) {
   return "it is not a regular file";
 }
 
+std::string too_large(const struct stat& st) {
+  return "it is " + std::to_string(st.st_size) + " bytes, more than the limit of " +
+         std::to_string(kMaxMshFileBytes) + " bytes (4 GiB) for a mesh file";
+}
+
 std::string read_mesh_bytes(const fs::path& path) {
   const std::string name = path.string();
+  const std::string problem = mesh_path_problem(path);
+  if (!problem.empty()) refuse(name, problem);
   struct stat st {};
-  if (::stat(name.c_str(), &st) != 0) {
-    const int error = errno;
-    struct stat link {};
-    if (error == ENOENT && ::lstat(name.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-      std::error_code ec;
-      const fs::path target = fs::read_symlink(path, ec);
-      refuse(name, "it is a symbolic link to a missing file" +
-                       (ec ? std::string() : " ('" + target.string() + "')"));
-    }
-    if (error == ENOENT) refuse(name, "no such file");
-    if (error == ELOOP) refuse(name, "symbolic link loop (too many levels of symbolic links)");
-    if (error == ENOTDIR) refuse(name, "a component of the path is not a directory");
-    refuse(name, system_reason(error));
-  }
-  if (!S_ISREG(st.st_mode)) refuse(name, not_regular(st));
-  if (static_cast<std::uintmax_t>(st.st_size) > kMaxMshFileBytes) {
-    refuse(name, "it is " + std::to_string(st.st_size) + " bytes, more than the limit of " +
-                     std::to_string(kMaxMshFileBytes) + " bytes (4 GiB) for a mesh file");
-  }
   // O_NONBLOCK: should a FIFO replace the file after the check, opening it
   // must not wait for a writer.
   const int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -1693,10 +1680,7 @@ std::string read_mesh_bytes(const fs::path& path) {
   } closer{fd};
   if (::fstat(fd, &st) != 0) refuse(name, system_reason(errno));
   if (!S_ISREG(st.st_mode)) refuse(name, not_regular(st));
-  if (static_cast<std::uintmax_t>(st.st_size) > kMaxMshFileBytes) {
-    refuse(name, "it is " + std::to_string(st.st_size) + " bytes, more than the limit of " +
-                     std::to_string(kMaxMshFileBytes) + " bytes (4 GiB) for a mesh file");
-  }
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxMshFileBytes) refuse(name, too_large(st));
   std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t size = 0;
   while (true) {
@@ -1721,6 +1705,28 @@ std::string read_mesh_bytes(const fs::path& path) {
 }
 
 }  // namespace
+
+std::string mesh_path_problem(const fs::path& path) {
+  const std::string name = path.string();
+  struct stat st {};
+  if (::stat(name.c_str(), &st) != 0) {
+    const int error = errno;
+    struct stat link {};
+    if (error == ENOENT && ::lstat(name.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      std::error_code ec;
+      const fs::path target = fs::read_symlink(path, ec);
+      return "it is a symbolic link to a missing file" +
+             (ec ? std::string() : " ('" + target.string() + "')");
+    }
+    if (error == ENOENT) return "no such file";
+    if (error == ELOOP) return "symbolic link loop (too many levels of symbolic links)";
+    if (error == ENOTDIR) return "a component of the path is not a directory";
+    return system_reason(error);
+  }
+  if (!S_ISREG(st.st_mode)) return not_regular(st);
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxMshFileBytes) return too_large(st);
+  return {};
+}
 
 Mesh parse_msh(std::string_view bytes, const std::string& file_name) {
   return Parser(bytes, file_name).parse();

@@ -72,6 +72,16 @@ inline constexpr std::uintmax_t kMaxMshFileBytes = std::uintmax_t{4} << 30;
 /// can block the read.
 [[nodiscard]] Mesh read_msh(const std::filesystem::path& path);
 
+/// Why `path` cannot be read as a mesh file, judged without opening it
+/// (following symbolic links): "no such file", "it is a directory, not a
+/// regular file", "it is a FIFO (named pipe), not a regular file", "it is a
+/// device (character device), not a regular file", "symbolic link loop
+/// (...)", "it is a symbolic link to a missing file ('target')", too large,
+/// or the system's reason; empty for a regular file within the size limit.
+/// read_msh refuses with this text; the case reader uses it to say what
+/// mesh.file names.
+[[nodiscard]] std::string mesh_path_problem(const std::filesystem::path& path);
+
 /// Parses the bytes of a .msh file; `file_name` only names it in messages.
 /// This is read_msh without the file system, and the entry point of the
 /// .msh fuzz target: for any bytes it returns a Mesh or throws InputError,

@@ -921,5 +921,36 @@ TEST(MshReaderCli, CheckOfACaseWhoseMeshIsAScriptExitsTwoUnrun) {
   EXPECT_FALSE(fs::exists(victim));
 }
 
+// `bipo check` says what mesh.file names when it is not a regular file.
+TEST(MshReaderCli, CheckSaysWhatTheMeshPathIs) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "pipe.msh").c_str(), 0600), 0);
+  fs::create_directory(dir / "folder.msh");
+  fs::create_symlink("loop_b.msh", dir / "loop_a.msh");
+  fs::create_symlink("loop_a.msh", dir / "loop_b.msh");
+  for (const auto& [mesh, what] :
+       {std::pair<std::string, std::string>{"pipe.msh", "is a FIFO (named pipe)"},
+        {"folder.msh", "is a directory"},
+        {"loop_a.msh", "symbolic link loop"},
+        {"/dev/null", "is a device"},
+        {"missing.msh", "no such file"}}) {
+    SCOPED_TRACE(mesh);
+    write_bytes(dir / "case.yaml", "mesh: {file: " + mesh +
+                                       "}\n"
+                                       "material: {young: 1000, poisson: 0.3}\n"
+                                       "load_program: [{to: 1.0, increments: 1}]\n");
+    const fs::path err = dir / "stderr.txt";
+    std::string command = "timeout 20 '";
+    command.append(BIPO_EXE).append("' check '").append((dir / "case.yaml").string());
+    command.append("' >/dev/null 2>'").append(err.string()).append("'");
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    const std::string message = slurp(err);
+    expect_mentions(message, {"case.yaml", "mesh.file", mesh, what});
+    EXPECT_EQ(message.find("does not exist"), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace bipo
