@@ -726,6 +726,24 @@ std::optional<LoadProgram> own_program(const Reader& r, const Map& m, const Load
   return p;
 }
 
+/// What a file system entry is, for messages.
+std::string kind_of(const std::filesystem::file_status& status) {
+  switch (status.type()) {
+    case std::filesystem::file_type::directory:
+      return "a directory";
+    case std::filesystem::file_type::fifo:
+      return "a FIFO (named pipe)";
+    case std::filesystem::file_type::socket:
+      return "a socket";
+    case std::filesystem::file_type::block:
+      return "a block device";
+    case std::filesystem::file_type::character:
+      return "a character device";
+    default:
+      return "not a regular file";
+  }
+}
+
 MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::path& folder) {
   const Map m(r, f, {"file", "cylinder"});
   if (m.has("file") == m.has("cylinder")) {
@@ -1021,24 +1039,6 @@ OutputSettings output(const Reader& r, const std::optional<Field>& f,
     o.every = small_integer(r, *x, 1, static_cast<int>(kMaxIncrements));
   if (const auto x = m.get("vtk")) o.vtk = boolean(r, *x);
   return o;
-}
-
-/// What a file system entry is, for messages.
-std::string kind_of(const std::filesystem::file_status& status) {
-  switch (status.type()) {
-    case std::filesystem::file_type::directory:
-      return "a directory";
-    case std::filesystem::file_type::fifo:
-      return "a FIFO (named pipe)";
-    case std::filesystem::file_type::socket:
-      return "a socket";
-    case std::filesystem::file_type::block:
-      return "a block device";
-    case std::filesystem::file_type::character:
-      return "a character device";
-    default:
-      return "not a regular file";
-  }
 }
 
 /// Reads the whole file, at most kMaxFileBytes of it; InputError naming the

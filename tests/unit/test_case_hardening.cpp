@@ -4,6 +4,7 @@
 // also go through the real `bipo check` under a wall-time and address-space
 // limit, which must end with exit code 2.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -648,6 +649,28 @@ TEST_F(CaseHardening, ACaseInAFolderWhoseNameIsNotUtf8IsRead) {
   EXPECT_EQ(o.exit_code, 2) << o.err;
   std::ofstream(file) << kBase;
   EXPECT_EQ(bounded_check(file).exit_code, 0);
+}
+
+TEST_F(CaseHardening, APathThatIsNoFileSaysWhatItIs) {
+  const auto mesh_file = [&](const std::string& path) {
+    return replaced(kBase, "{cylinder: {core: 2, ring: 1, layers: 1}}", "{file: \"" + path + "\"}");
+  };
+  fs::create_directories(dir_ / "folder.msh");
+  expect_error(mesh_file("folder.msh"), "mesh.file", 1, "folder.msh is a directory)");
+  ASSERT_EQ(::mkfifo((dir_ / "pipe.msh").c_str(), 0600), 0);
+  expect_error(mesh_file("pipe.msh"), "mesh.file", 1, "pipe.msh is a FIFO (named pipe))");
+  expect_error(mesh_file("/dev/null"), "mesh.file", 1, "/dev/null is a character device)");
+  fs::create_symlink(dir_ / "loop_b.msh", dir_ / "loop_a.msh");
+  fs::create_symlink(dir_ / "loop_a.msh", dir_ / "loop_b.msh");
+  expect_error(mesh_file("loop_a.msh"), "mesh.file", 1,
+               "loop_a.msh cannot be read: Too many levels of symbolic links)");
+  expect_error(mesh_file("none.msh"), "mesh.file", 1, "none.msh does not exist)");
+  // The case file itself: nothing is opened, so the FIFO cannot block.
+  EXPECT_EQ(error_of(dir_ / "pipe.msh"),
+            (dir_ / "pipe.msh").string() + ": expected a case file, got a FIFO (named pipe)");
+  EXPECT_EQ(error_of(dir_ / "folder.msh"),
+            (dir_ / "folder.msh").string() + ": expected a case file, got a directory");
+  EXPECT_EQ(error_of("/dev/null"), "/dev/null: expected a case file, got a character device");
 }
 
 // --- item 9: errors found against the mesh name the key -------------------------------
