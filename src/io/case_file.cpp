@@ -25,6 +25,7 @@
 
 #include "io/errors.hpp"
 #include "io/safe_name.hpp"
+#include "io/text_encoding.hpp"
 #include "mesh/msh_reader.hpp"
 
 namespace bipo {
@@ -756,7 +757,7 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
     const std::filesystem::path abs = (p.is_absolute() ? p : folder / p).lexically_normal();
     if (const std::string problem = mesh_path_problem(abs); !problem.empty()) {
       r.fail(*file, "expected an existing mesh file (relative to the case file's folder), got " +
-                        shown(p.string()) + " (" + shown(abs.string()) + ": " + problem + ")");
+                        shown(p.string()) + " (" + printable(abs.string()) + ": " + problem + ")");
     }
     src.file = abs;
   }
