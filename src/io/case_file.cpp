@@ -26,6 +26,7 @@
 #include "io/errors.hpp"
 #include "io/safe_name.hpp"
 #include "io/text_encoding.hpp"
+#include "mesh/generate.hpp"
 #include "mesh/msh_reader.hpp"
 
 namespace bipo {
@@ -91,8 +92,6 @@ constexpr long long kMaxIncrements = 1'000'000;
 constexpr long long kMaxRepeat = 100'000;
 /// Segments stored for all the programs of a case, repeat blocks expanded.
 constexpr long long kMaxSegments = 1'000'000;
-constexpr long long kMaxCylinderDivisions = 10'000;
-constexpr long long kMaxMeshNodes = 10'000'000;
 
 /// A YAML node with where it is: key path and line (1-based).
 struct Field {
@@ -766,25 +765,24 @@ MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::p
         r, *cyl,
         {"radius", "height", "core", "ring", "layers", "rim_grading", "bottom_grading", "sector"});
     CylinderParams cp;
-    constexpr Range size{1e-9, 1e9, "a number in [1e-9, 1e9]"};
+    constexpr Range size{kMinCylinderLength, kMaxCylinderLength, "a number in [1e-9, 1e9]"};
     if (const auto x = c.get("radius")) cp.radius = number(r, *x, size);
     if (const auto x = c.get("height")) cp.height = number(r, *x, size);
-    const int divisions = static_cast<int>(kMaxCylinderDivisions);
+    const int divisions = kMaxCylinderDivisions;
     if (const auto x = c.get("core")) cp.core = small_integer(r, *x, 1, divisions);
     if (const auto x = c.get("ring")) cp.ring = small_integer(r, *x, 1, divisions);
     if (const auto x = c.get("layers")) cp.layers = small_integer(r, *x, 1, divisions);
     // With q = 10 and 8 rings the outermost ring is already 1e-9 of the
     // block's width: larger gradings only make degenerate elements.
-    constexpr Range grading{1.0, 10.0, "a number in [1, 10]"};
+    constexpr Range grading{1.0, kMaxCylinderGrading, "a number in [1, 10]"};
     if (const auto x = c.get("rim_grading")) cp.rim_grading = number(r, *x, grading);
     if (const auto x = c.get("bottom_grading")) cp.bottom_grading = number(r, *x, grading);
     // The node count of generate_cylinder, before anything is allocated.
-    const long long core = cp.core, ring = cp.ring, layers = cp.layers;
-    const long long nodes = (layers + 1) * ((core + 1) * (core + 1) + 4 * core * ring);
-    if (nodes > kMaxMeshNodes) {
-      r.fail(*cyl, "expected a mesh of at most " + std::to_string(kMaxMeshNodes) +
-                       " nodes, got core " + std::to_string(core) + ", ring " +
-                       std::to_string(ring) + " and layers " + std::to_string(layers) +
+    const long long nodes = cylinder_node_count(cp);
+    if (nodes > kMaxGeneratedNodes) {
+      r.fail(*cyl, "expected a mesh of at most " + std::to_string(kMaxGeneratedNodes) +
+                       " nodes, got core " + std::to_string(cp.core) + ", ring " +
+                       std::to_string(cp.ring) + " and layers " + std::to_string(cp.layers) +
                        ", which make " + std::to_string(nodes) +
                        " nodes ((layers + 1) ((core + 1)^2 + 4 core ring))");
     }

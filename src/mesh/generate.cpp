@@ -89,28 +89,39 @@ Mesh quarter_of(const Mesh& whole) {
 
 }  // namespace
 
+long long cylinder_node_count(const CylinderParams& p) {
+  const long long c = p.core, r = p.ring, l = p.layers;
+  return (l + 1) * ((c + 1) * (c + 1) + 4 * c * r);
+}
+
 Mesh generate_cylinder(const CylinderParams& p) {
-  require(std::isfinite(p.radius) && p.radius > 0.0,
-          "cylinder mesh: radius must be positive, got " + std::to_string(p.radius));
-  require(std::isfinite(p.height) && p.height > 0.0,
-          "cylinder mesh: height must be positive, got " + std::to_string(p.height));
-  require(p.core >= 1, "cylinder mesh: core must be >= 1, got " + std::to_string(p.core));
-  require(p.ring >= 1, "cylinder mesh: ring must be >= 1, got " + std::to_string(p.ring));
-  require(p.layers >= 1, "cylinder mesh: layers must be >= 1, got " + std::to_string(p.layers));
-  require(std::isfinite(p.rim_grading) && p.rim_grading >= 1.0,
-          "cylinder mesh: rim_grading must be a finite number >= 1, got " +
-              std::to_string(p.rim_grading));
-  require(std::isfinite(p.bottom_grading) && p.bottom_grading >= 1.0,
-          "cylinder mesh: bottom_grading must be a finite number >= 1, got " +
-              std::to_string(p.bottom_grading));
+  const auto length = [](double v) {
+    return std::isfinite(v) && v >= kMinCylinderLength && v <= kMaxCylinderLength;
+  };
+  const auto divisions = [](int v) { return v >= 1 && v <= kMaxCylinderDivisions; };
+  const auto grading = [](double v) {
+    return std::isfinite(v) && v >= 1.0 && v <= kMaxCylinderGrading;
+  };
+  const std::string lengths = " must be a number in [1e-9, 1e9], got ";
+  const std::string counts = " must be an integer in [1, 10000], got ";
+  const std::string gradings = " must be a number in [1, 10], got ";
+  require(length(p.radius), "cylinder mesh: radius" + lengths + std::to_string(p.radius));
+  require(length(p.height), "cylinder mesh: height" + lengths + std::to_string(p.height));
+  require(divisions(p.core), "cylinder mesh: core" + counts + std::to_string(p.core));
+  require(divisions(p.ring), "cylinder mesh: ring" + counts + std::to_string(p.ring));
+  require(divisions(p.layers), "cylinder mesh: layers" + counts + std::to_string(p.layers));
+  require(grading(p.rim_grading),
+          "cylinder mesh: rim_grading" + gradings + std::to_string(p.rim_grading));
+  require(grading(p.bottom_grading),
+          "cylinder mesh: bottom_grading" + gradings + std::to_string(p.bottom_grading));
   require(p.sector == CylinderParams::Sector::full || p.core % 2 == 0,
           "cylinder mesh: a quarter sector needs an even core (grid lines on the axes), got " +
               std::to_string(p.core));
-  {
-    const std::int64_t c = p.core, r = p.ring, l = p.layers;
-    require_size((l + 1) * ((c + 1) * (c + 1) + 4 * c * r), l * (c * c + 4 * c * r),
-                 "cylinder mesh");
-  }
+  require(cylinder_node_count(p) <= kMaxGeneratedNodes,
+          "cylinder mesh: at most " + std::to_string(kMaxGeneratedNodes) + " nodes, got core " +
+              std::to_string(p.core) + ", ring " + std::to_string(p.ring) + " and layers " +
+              std::to_string(p.layers) + ", which make " + std::to_string(cylinder_node_count(p)) +
+              " nodes ((layers + 1) ((core + 1)^2 + 4 core ring))");
 
   const int n = p.core;
   const int m = p.ring;

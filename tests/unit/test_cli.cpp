@@ -258,6 +258,19 @@ TEST_F(Cli, GeneratedMeshIsUsableByACase) {
   EXPECT_EQ(odd_quarter.exit_code, 2) << odd_quarter.err;
   EXPECT_NE(odd_quarter.err.find("even core"), std::string::npos) << odd_quarter.err;
   EXPECT_FALSE(fs::exists(dir_ / "odd.msh"));
+  // The generator's bounds (mesh/generate.hpp), the same as the case file's:
+  // a request for an absurd mesh stops at once, before any allocation.
+  for (const auto& [options, named] : std::vector<std::pair<std::string, std::string>>{
+           {"--core 100000", "core"},
+           {"--core 3000 --ring 3000 --layers 3000", "at most 10000000 nodes"},
+           {"--bottom-grading 1e308", "bottom_grading"},
+           {"--radius 1e300", "radius"},
+           {"--height nan", "height"}}) {
+    const Outcome absurd = bipo("mesh cylinder " + options + " --output absurd.msh");
+    EXPECT_EQ(absurd.exit_code, 2) << options << ": " << absurd.err;
+    EXPECT_NE(absurd.err.find(named), std::string::npos) << options << ": " << absurd.err;
+    EXPECT_FALSE(fs::exists(dir_ / "absurd.msh")) << options;
+  }
 
   const Outcome graded = bipo(
       "mesh cylinder --core 2 --ring 1 --layers 1 --rim-grading 2 --bottom-grading 1.5 "
