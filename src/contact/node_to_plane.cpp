@@ -551,7 +551,7 @@ Eigen::VectorXd NodeToPlaneContact::nodal_forces(const Eigen::VectorXd& r) const
   return forces;
 }
 
-void NodeToPlaneContact::settle_reactions(const Eigen::VectorXd& v, Eigen::VectorXd& r,
+void NodeToPlaneContact::settle_reactions(const Eigen::VectorXd& q, Eigen::VectorXd& r,
                                           double law_tolerance, double motion_scale) const {
   double max_rn = 0.0;
   for (int i = 0; i < n_nodes(); ++i) max_rn = std::max(max_rn, r(3 * i));
@@ -562,9 +562,15 @@ void NodeToPlaneContact::settle_reactions(const Eigen::VectorXd& v, Eigen::Vecto
   // gap of 0.96 mm); the law (g > 0 -> r = 0) says it is exactly 0.
   const double gap_tolerance = law_tolerance * motion_scale;
   const double force_tolerance = law_tolerance * max_rn;
+  // The decisions use the reactions the solver returned, not those already
+  // settled; only nodes with a small force need their gap (one row of W
+  // each, instead of the dense product W r for all nodes: 0.24 ms a step on
+  // the seed punch, 1.5 % of its run time).
+  const Eigen::VectorXd solved = r;
   for (int i = 0; i < n_nodes(); ++i) {
-    const double rn = r(3 * i);
-    if (rn <= 0.0 || (v(3 * i) > gap_tolerance && rn <= force_tolerance))
+    const double rn = solved(3 * i);
+    if (rn <= 0.0 ||
+        (rn <= force_tolerance && q(3 * i) + w_.col(3 * i).dot(solved) > gap_tolerance))
       r.segment<3>(3 * i).setZero();
     else
       r.segment<3>(3 * i) = admissible_reaction(r.segment<3>(3 * i), planes_[nodes_[i].plane].law);

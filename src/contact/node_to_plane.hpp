@@ -118,14 +118,16 @@ class NodeToPlaneContact {
   [[nodiscard]] Eigen::VectorXd nodal_forces(const Eigen::VectorXd& r) const;
 
   /// The reactions of a converged increment as they are applied and
-  /// reported, from the solver's iterate r with kinematics v = q + W r: at a
-  /// node without compressive force (r_n <= 0), or clear of its plane beyond
-  /// the penetration tolerance (g > law_tolerance * motion_scale) with a
-  /// normal force at the tolerance's level of the largest one (r_n <=
-  /// law_tolerance * max_j r_n,j), r = 0 exactly (open); elsewhere r is made
-  /// admissible exactly (admissible_reaction: projected onto its cone). The
-  /// change is within the solver's tolerance (docs/contact-law.md, "States").
-  void settle_reactions(const Eigen::VectorXd& v, Eigen::VectorXd& r, double law_tolerance,
+  /// reported, from the solver's iterate r for the free motion q (the gaps
+  /// are those of v = q + W r): at a node without compressive force (r_n <=
+  /// 0), or clear of its plane beyond the penetration tolerance (g >
+  /// law_tolerance * motion_scale) with a normal force at the tolerance's
+  /// level of the largest one (r_n <= law_tolerance * max_j r_n,j), r = 0
+  /// exactly (open); elsewhere r is made admissible exactly
+  /// (admissible_reaction: projected onto its cone). The change is within
+  /// the solver's tolerance (docs/contact-law.md, "Reported reactions and
+  /// states").
+  void settle_reactions(const Eigen::VectorXd& q, Eigen::VectorXd& r, double law_tolerance,
                         double motion_scale) const;
 
   /// Per-node law quantities for kinematics v and reactions r (as settled by

@@ -153,6 +153,7 @@ class Analysis {
   // solved once in the constructor.
   std::vector<const LoadProgram*> pattern_programs_;
   Eigen::MatrixXd pattern_loads_, pattern_motions_;
+  double stiffness_norm_ = 0.0;  // max_i sum_j |K_ij|
   SetupTimings timings_;
   std::string blas_threads_;
   bool shares_setup_ = false;
