@@ -9,6 +9,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include <utility>
 
 #include "io/errors.hpp"
+#include "io/result_folder.hpp"
 #include "io/safe_name.hpp"
 #include "io/text_encoding.hpp"
 #include "mesh/generate.hpp"
@@ -1056,8 +1058,14 @@ std::string slurp(const std::filesystem::path& file) {
                                 std::to_string(kMaxFileBytes) + " bytes (16 MiB), got more";
   const std::uintmax_t size = std::filesystem::file_size(file, ec);
   if (!ec && size > kMaxFileBytes) throw InputError(too_large);
+  errno = 0;
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(name + ": cannot open the case file for reading");
+  if (!in) {
+    // A refused permission or an I/O error is a system error (exit 1), a
+    // path problem the user's input error (throw_file_error decides).
+    if (errno != 0) throw_file_error("open the case file", file, errno);
+    throw InputError(name + ": cannot open the case file for reading");
+  }
   // Read by blocks up to the limit: the file may grow after its size was read.
   std::string content;
   std::vector<char> block(1 << 16);

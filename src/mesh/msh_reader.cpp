@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "io/errors.hpp"
+#include "io/result_folder.hpp"
 #include "mesh/quality.hpp"
 
 namespace bipo {
@@ -1673,7 +1674,9 @@ std::string read_mesh_bytes(const fs::path& path) {
   // O_NONBLOCK: should a FIFO replace the file after the check, opening it
   // must not wait for a writer.
   const int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) refuse(name, "cannot open it for reading: " + system_reason(errno));
+  // A path problem (no such file, a loop) is the user's input error; a
+  // refused permission or an I/O error is a system error (exit 1).
+  if (fd < 0) throw_file_error("open the mesh file", path, errno);
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -1695,7 +1698,7 @@ std::string read_mesh_bytes(const fs::path& path) {
     const ssize_t got = ::read(fd, bytes.data() + size, bytes.size() - size);
     if (got < 0) {
       if (errno == EINTR) continue;
-      refuse(name, "reading it failed: " + system_reason(errno));
+      throw_file_error("read the mesh file", path, errno);
     }
     if (got == 0) break;
     size += static_cast<std::size_t>(got);

@@ -645,6 +645,41 @@ TEST_F(OutputSafety, AReadOnlyFileSystemIsASystemError) {
   EXPECT_EQ(changes(outside, snapshot(dir_, results)), "");
 }
 
+/// Reading what one may not read is a system error too (exit 1, the path and
+/// the system's reason), for the case file and for the mesh. Root reads
+/// everything, so bipo runs as the user nobody (setpriv, util-linux).
+TEST_F(OutputSafety, AnUnreadableInputIsASystemError) {
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  if (::geteuid() != 0 ||
+      std::system((as_nobody + quoted(BIPO_EXE) + " --version >/dev/null 2>&1").c_str()) != 0)
+    GTEST_SKIP() << "needs root, setpriv and a bipo that the user nobody may run";
+  ASSERT_EQ(bipo("mesh cylinder --core 2 --ring 1 --layers 1 --output m.msh").exit_code, 0);
+  const fs::path c =
+      write("case.yaml", replaced(small_case, "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}",
+                                  "mesh: {file: m.msh}"));
+  fs::permissions(dir_, fs::perms::all, fs::perm_options::add);  // nobody may enter
+  const auto run_as_nobody = [&](const fs::path& file) {
+    const std::string command = "cd " + quoted(dir_) + " && " + as_nobody + quoted(BIPO_EXE) +
+                                " check " + quoted(file) + " >/dev/null 2>" +
+                                quoted(io_ / "stderr.txt");
+    const int status = std::system(command.c_str());
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io_ / "stderr.txt"));
+  };
+  ASSERT_EQ(run_as_nobody(c).first, 0) << run_as_nobody(c).second;
+
+  fs::permissions(dir_ / "m.msh", fs::perms::none);
+  const auto [mesh_code, mesh_err] = run_as_nobody(c);
+  EXPECT_EQ(mesh_code, 1) << mesh_err;
+  EXPECT_TRUE(contains(mesh_err, (dir_ / "m.msh").string())) << mesh_err;
+  EXPECT_TRUE(contains(mesh_err, "Permission denied")) << mesh_err;
+
+  fs::permissions(c, fs::perms::none);
+  const auto [case_code, case_err] = run_as_nobody(c);
+  EXPECT_EQ(case_code, 1) << case_err;
+  EXPECT_TRUE(contains(case_err, c.string())) << case_err;
+  EXPECT_TRUE(contains(case_err, "Permission denied")) << case_err;
+}
+
 TEST(FileErrors, TheReasonDecidesTheKind) {
   const fs::path p = "/some/where/x.csv";
   for (const int error : {ENOSPC, EACCES, EROFS, EIO, EDQUOT}) {
