@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/allocator.hpp"
+#include "app/exit_status.hpp"
 #include "app/run.hpp"
 #include "io/errors.hpp"
 #include "mesh/generate.hpp"
@@ -95,16 +96,19 @@ int main(int argc, char** argv) {
       // Every case file is read before anything runs: an error in any of
       // them stops the command before it writes results.
       std::vector<bipo::Case> cases;
-      bool readable = true;
+      // Exit 2 if any file has an input error, else 1 if any could not be
+      // read (a system error).
+      int read_failure = 0;
       for (const auto& file : case_files) {
         try {
           cases.push_back(bipo::read_case(file));
-        } catch (const bipo::InputError& e) {
-          std::cerr << "bipo: input error: " << e.what() << "\n";
-          readable = false;
+        } catch (...) {
+          const bipo::ErrorReport report = bipo::report_error(std::current_exception());
+          std::cerr << report.line << "\n";
+          if (read_failure != 2) read_failure = report.exit_code;
         }
       }
-      if (!readable) return 2;
+      if (read_failure != 0) return read_failure;
       return bipo::run_cases(cases, options, std::cerr);
     } else if (*check) {
       bipo::check_case(bipo::read_case(case_file), std::cout);
@@ -115,18 +119,10 @@ int main(int argc, char** argv) {
       std::cout << "wrote " << mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()
                 << " hexahedra, " << m.node_sets.at("bottom").size() << " bottom nodes\n";
     }
-  } catch (const bipo::InputError& e) {
-    std::cerr << "bipo: input error: " << e.what() << "\n";
-    return 2;
-  } catch (const bipo::NumericalError& e) {
-    std::cerr << "bipo: numerical failure: " << e.what() << "\n";
-    return 3;
-  } catch (const bipo::SystemError& e) {
-    std::cerr << "bipo: system error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "bipo: error: " << e.what() << "\n";
-    return 1;
+  } catch (...) {
+    const bipo::ErrorReport report = bipo::report_error(std::current_exception());
+    std::cerr << report.line << "\n";
+    return report.exit_code;
   }
   return 0;
 }

@@ -20,6 +20,7 @@
 #include <system_error>
 #include <thread>
 
+#include "app/exit_status.hpp"
 #include "io/errors.hpp"
 #include "io/result_folder.hpp"
 #include "io/text_encoding.hpp"
@@ -784,25 +785,17 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
 
 /// Exit status of one case: 0 completed, 2 input error, 3 numerical failure,
 /// 1 any other error; the error is written to `log`.
-int run_one_case(const Case& c, const Mesh* mesh, const std::string& mesh_error,
+int run_one_case(const Case& c, const Mesh* mesh, const std::exception_ptr& mesh_error,
                  SharedSetups& shared, const std::optional<std::string>& blas_threads,
                  const RunOptions& options, CaseLog& log, const std::string& prefix) {
   try {
-    if (mesh == nullptr) throw InputError(mesh_error);
+    if (mesh == nullptr) std::rethrow_exception(mesh_error);
     run_on_mesh(c, *mesh, shared, blas_threads, options, log);
     return 0;
-  } catch (const InputError& e) {
-    log.write("bipo: input error: " + prefix + e.what() + "\n", false);
-    return 2;
-  } catch (const NumericalError& e) {
-    log.write("bipo: numerical failure: " + prefix + e.what() + "\n", false);
-    return 3;
-  } catch (const SystemError& e) {
-    log.write("bipo: system error: " + prefix + e.what() + "\n", false);
-    return 1;
-  } catch (const std::exception& e) {
-    log.write("bipo: error: " + prefix + e.what() + "\n", false);
-    return 1;
+  } catch (...) {
+    const ErrorReport report = report_error(std::current_exception(), prefix);
+    log.write(report.line + "\n", false);
+    return report.exit_code;
   }
 }
 
@@ -854,11 +847,13 @@ int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::os
     std::size_t end = begin + 1;
     while (end < cases.size() && cases[end].mesh == cases[begin].mesh) ++end;
     std::optional<Mesh> mesh;
-    std::string mesh_error;
+    // An error reading the mesh is each of its cases' error (an input error,
+    // or a system error such as a refused permission).
+    std::exception_ptr mesh_error;
     try {
       mesh = load_mesh(cases[begin]);
-    } catch (const InputError& e) {
-      mesh_error = e.what();
+    } catch (...) {
+      mesh_error = std::current_exception();
     }
     SharedSetups shared;
     std::atomic<std::size_t> next{begin};

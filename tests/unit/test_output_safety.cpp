@@ -673,6 +673,16 @@ TEST_F(OutputSafety, AnUnreadableInputIsASystemError) {
   EXPECT_TRUE(contains(mesh_err, (dir_ / "m.msh").string())) << mesh_err;
   EXPECT_TRUE(contains(mesh_err, "Permission denied")) << mesh_err;
 
+  // `bipo run` too: the mesh's error is the case's, and no result is written.
+  const std::string run_command = "cd " + quoted(dir_) + " && " + as_nobody + quoted(BIPO_EXE) +
+                                  " run --quiet " + quoted(c) + " --output " +
+                                  quoted(dir_ / "results") + " 2>" + quoted(io_ / "stderr.txt");
+  const int run_status = std::system(run_command.c_str());
+  EXPECT_EQ(WIFEXITED(run_status) ? WEXITSTATUS(run_status) : -1, 1);
+  EXPECT_TRUE(contains(slurp(io_ / "stderr.txt"), "bipo: system error:"))
+      << slurp(io_ / "stderr.txt");
+  EXPECT_FALSE(fs::exists(dir_ / "results" / "summary.json"));
+
   fs::permissions(c, fs::perms::none);
   const auto [case_code, case_err] = run_as_nobody(c);
   EXPECT_EQ(case_code, 1) << case_err;
