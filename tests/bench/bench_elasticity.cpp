@@ -41,16 +41,6 @@ namespace {
 
 using namespace bench;  // NOLINT: the shared helpers of bench_support.hpp
 
-double time_median(int reps, const std::function<void()>& f) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto start = Clock::now();
-    f();
-    t.push_back(seconds_since(start));
-  }
-  return median(t);
-}
-
 struct Size {
   double scale;
   bipo::CylinderParams params;

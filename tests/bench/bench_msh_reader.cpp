@@ -87,16 +87,6 @@ bipo::Mesh sdk_read_msh(const fs::path& path) {
   return out;
 }
 
-double time_median(int reps, const std::function<void()>& f) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto start = Clock::now();
-    f();
-    t.push_back(seconds_since(start));
-  }
-  return median(t);
-}
-
 bool same_mesh(const bipo::Mesh& a, const bipo::Mesh& b) {
   return a.nodes == b.nodes && a.hexes == b.hexes && a.node_tags == b.node_tags &&
          a.hex_tags == b.hex_tags && a.node_sets == b.node_sets;

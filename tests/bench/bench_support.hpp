@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,17 @@ double peak_rss_gib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);  // KiB on Linux
+}
+
+/// Median wall time of `reps` calls of f.
+double time_median(int reps, const std::function<void()>& f) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto start = Clock::now();
+    f();
+    t.push_back(seconds_since(start));
+  }
+  return median(t);
 }
 
 std::string load_average() {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/run.hpp"
+#include "cli_support.hpp"
 #include "io/case_file.hpp"
 #include "io/errors.hpp"
 #include "io/safe_name.hpp"
@@ -24,45 +25,9 @@
 namespace fs = std::filesystem;
 using namespace std::string_literals;
 
+using namespace bipo_test;  // NOLINT: the shared helpers of cli_support.hpp
+
 namespace {
-
-/// A small valid frictional case; line numbers below refer to this text.
-const std::string kBase =
-    "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}\n"       // 1
-    "material: {young: 1000, poisson: 0.3}\n"                 // 2
-    "load_program: [{to: 1.0, increments: 2}]\n"              // 3
-    "boundary_conditions:\n"                                  // 4
-    "  - {set: top, displacement: {x: 0, y: 0, z: -0.01}}\n"  // 5
-    "contact:\n"                                              // 6
-    "  - set: bottom\n"                                       // 7
-    "    plane: {point: [0, 0, 0], normal: [0, 0, 1]}\n"      // 8
-    "    friction: {mu: 0.3}\n";                              // 9
-
-/// `text` with the first occurrence of `from` replaced by `to`.
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos)
-    ADD_FAILURE() << "'" << from << "' not in the case text";
-  else
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quoted(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
-struct Outcome {
-  int exit_code = -1;
-  std::string err;
-};
 
 class CaseHardening : public ::testing::Test {
  protected:
@@ -127,7 +92,7 @@ class CaseHardening : public ::testing::Test {
                                 "exec timeout 20 \"$0\" check \"$1\"' " + quoted(BIPO_EXE) + " " +
                                 quoted(file) + " 2>" + quoted(err);
     const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", slurp(err)};
   }
 
   /// Asserts that `bipo check` ends with exit 2 naming `file:line:`.
@@ -145,7 +110,7 @@ class CaseHardening : public ::testing::Test {
 }  // namespace
 
 TEST_F(CaseHardening, TheBaseCaseIsValid) {
-  const bipo::Case c = bipo::read_case(write(kBase));
+  const bipo::Case c = bipo::read_case(write(small_case));
   EXPECT_EQ(c.contacts.size(), 1u);
   EXPECT_EQ(c.key_lines.at("contact[0].set"), 7);
   EXPECT_EQ(c.key_lines.at("boundary_conditions[0].set"), 5);
@@ -177,13 +142,13 @@ INSTANTIATE_TEST_SUITE_P(
     CaseFile, OneDocument,
     ::testing::Values(
         StrayCase{"CommaAlone", ",", 1, "YAML syntax error", "at column 1: unexpected ','"},
-        StrayCase{"CaseThenCommaDocument", kBase + "---\n,\n", 10, "(top level)",
+        StrayCase{"CaseThenCommaDocument", small_case + "---\n,\n", 10, "(top level)",
                   "expected a single YAML document, got a second one starting on line 10"},
-        StrayCase{"CaseThenSecondCase", kBase + "---\ntitle: x\n", 10, "(top level)",
+        StrayCase{"CaseThenSecondCase", small_case + "---\ntitle: x\n", 10, "(top level)",
                   "expected a single YAML document, got a second one starting on line 10"},
-        StrayCase{"CaseThenEmptyDocument", kBase + "---\n", 10, "(top level)",
+        StrayCase{"CaseThenEmptyDocument", small_case + "---\n", 10, "(top level)",
                   "a second one starting on line 10"},
-        StrayCase{"CaseThenBrokenDocument", kBase + "---\n[\n", 10, "(top level)",
+        StrayCase{"CaseThenBrokenDocument", small_case + "---\n[\n", 10, "(top level)",
                   "a second one starting on line 10"},
         StrayCase{"ListThenComma", "- 1\n,\n", 2, "YAML syntax error",
                   "at column 1: unexpected ','"},
@@ -206,17 +171,17 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(CaseHardening, NestingIsCountedFromTheTopMap) {
   // The top map and 63 lists: a wrong type, not a nesting error; one more
   // list is one level too many.
-  expect_error(kBase + "title: " + std::string(63, '[') + std::string(63, ']') + "\n", "title", 10,
-               "expected a string, got a list");
+  expect_error(small_case + "title: " + std::string(63, '[') + std::string(63, ']') + "\n", "title",
+               10, "expected a string, got a list");
   std::string path = "title";
   for (int i = 0; i < 18; ++i) path += "[0]";
-  expect_error(kBase + "title: " + std::string(64, '[') + std::string(64, ']') + "\n", path + "...",
-               10, "nested at most 64 levels deep");
+  expect_error(small_case + "title: " + std::string(64, '[') + std::string(64, ']') + "\n",
+               path + "...", 10, "nested at most 64 levels deep");
 }
 
 TEST_F(CaseHardening, BillionLaughsAliasesCostNoMemory) {
   // Each list holds ten aliases of the previous one: 10^9 items if expanded.
-  std::string text = kBase + "loads:\n  - &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string text = small_case + "loads:\n  - &l0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i <= 9; ++i) {
     text += "  - &l" + std::to_string(i) + " [";
     for (int k = 0; k < 10; ++k) text += (k > 0 ? ", *l" : "*l") + std::to_string(i - 1);
@@ -236,9 +201,9 @@ TEST_F(CaseHardening, AliasesOfALongProgramAreCountedEachTimeTheyAreUsed) {
   // 10^5 segments, given to condition after condition by an alias: the
   // tenth use (boundary_conditions[10]) passes 10^6 stored segments.
   // The messages give the line of the anchored list, the key path the use.
-  std::string text =
-      replaced(kBase.substr(0, kBase.find("contact:")), "load_program: [{to: 1.0, increments: 2}]",
-               "load_program: &p [{repeat: 100000, segments: [{to: 1, increments: 10}]}]");
+  std::string text = replaced(
+      small_case.substr(0, small_case.find("contact:")), "load_program: [{to: 1.0, increments: 2}]",
+      "load_program: &p [{repeat: 100000, segments: [{to: 1, increments: 10}]}]");
   for (int i = 0; i < 12; ++i) text += "  - {set: top, displacement: {z: 0}, program: *p}\n";
   expect_error(text, "boundary_conditions[10].program[0].segments", 3,
                "expected at most 1000000 segments in all the load programs of the case together "
@@ -249,7 +214,7 @@ TEST_F(CaseHardening, AliasesOfALongProgramAreCountedEachTimeTheyAreUsed) {
 
 TEST_F(CaseHardening, TenMillionRepeatsAreRefusedBeforeAnythingIsStored) {
   const std::string yaml =
-      replaced(kBase, "load_program: [{to: 1.0, increments: 2}]",
+      replaced(small_case, "load_program: [{to: 1.0, increments: 2}]",
                "load_program:\n  - repeat: 10000000\n    segments: [{to: 1, increments: 1}]");
   expect_error(yaml, "load_program[0].repeat", 4,
                "expected an integer in [1, 100000], got 10000000");
@@ -258,7 +223,8 @@ TEST_F(CaseHardening, TenMillionRepeatsAreRefusedBeforeAnythingIsStored) {
 
 TEST_F(CaseHardening, ProgramTotalsAreCheckedWithoutOverflow) {
   const auto with_program = [](const std::string& program) {
-    return replaced(kBase, "load_program: [{to: 1.0, increments: 2}]", "load_program: " + program);
+    return replaced(small_case, "load_program: [{to: 1.0, increments: 2}]",
+                    "load_program: " + program);
   };
   // 10^6 increments exactly is allowed; one more names the item that passes.
   const bipo::Case full = bipo::read_case(
@@ -285,7 +251,7 @@ TEST_F(CaseHardening, ProgramTotalsAreCheckedWithoutOverflow) {
 TEST_F(CaseHardening, FileSizeIsBounded) {
   // 16 MiB of comment after a valid case: one byte too many.
   const std::size_t limit = 16u * 1024u * 1024u;
-  std::string text = kBase + "#";
+  std::string text = small_case + "#";
   text += std::string(limit - text.size(), 'x');
   ASSERT_EQ(text.size(), limit);
   EXPECT_NO_THROW((void)bipo::read_case(write(text)));
@@ -299,7 +265,7 @@ TEST_F(CaseHardening, FileSizeIsBounded) {
 TEST_F(CaseHardening, TheNumberOfYamlValuesIsBounded) {
   std::string list = "[0";
   for (int i = 0; i < 1'000'000; ++i) list += ",0";
-  const fs::path file = write(kBase + "title: " + list + "]\n");
+  const fs::path file = write(small_case + "title: " + list + "]\n");
   const std::string msg = error_of(file);
   EXPECT_EQ(msg.rfind(file.string() + ":10: title[", 0), 0u) << msg;
   EXPECT_NE(msg.find("]: expected at most 1000000 YAML values (scalars, lists and maps, keys "
@@ -309,10 +275,10 @@ TEST_F(CaseHardening, TheNumberOfYamlValuesIsBounded) {
 }
 
 TEST_F(CaseHardening, GeneratedMeshSizeIsBoundedBeforeGenerating) {
-  expect_error(replaced(kBase, "core: 2", "core: 100000"), "mesh.cylinder.core", 1,
+  expect_error(replaced(small_case, "core: 2", "core: 100000"), "mesh.cylinder.core", 1,
                "expected an integer in [1, 10000], got 100000");
   const std::string huge =
-      replaced(kBase, "core: 2, ring: 1, layers: 1", "core: 1000, ring: 1000, layers: 1000");
+      replaced(small_case, "core: 2, ring: 1, layers: 1", "core: 1000, ring: 1000, layers: 1000");
   expect_error(huge, "mesh.cylinder", 1,
                "expected a mesh of at most 10000000 nodes, got core 1000, ring 1000 and layers "
                "1000, which make 5007003001 nodes");
@@ -323,16 +289,16 @@ TEST_F(CaseHardening, GeneratedMeshSizeIsBoundedBeforeGenerating) {
 
 struct BadValue {
   const char* name;
-  std::string from;  ///< text of kBase (or of the extra lines) to replace
+  std::string from;  ///< text of small_case (or of the extra lines) to replace
   std::string to;
   std::string path;
   int line;
   std::string detail;
 };
 
-/// kBase with a load, a probe, a plane motion and solver and output settings
+/// small_case with a load, a probe, a plane motion and solver and output settings
 /// (lines 10 to 16), so that every numeric key can be replaced.
-const std::string kAllKeys = kBase +
+const std::string kAllKeys = small_case +
                              "    direction: {angle: 0}\n"                        // 10
                              "    rho: 1000\n"                                    // 11
                              "    motion: {displacement: [0.001, 0, 0]}\n"        // 12
@@ -460,11 +426,11 @@ TEST_F(CaseHardening, TheLimitsOfEachRangeAreAccepted) {
 TEST_F(CaseHardening, NormalsAndDirectionsOfAnyFiniteLengthAreNormalized) {
   for (const std::string normal : {"[0, 0, 1e200]", "[0, 0, 5e-324]", "[0, 0, 1.7e308]"}) {
     const bipo::Case c =
-        bipo::read_case(write(replaced(kBase, "normal: [0, 0, 1]", "normal: " + normal)));
+        bipo::read_case(write(replaced(small_case, "normal: [0, 0, 1]", "normal: " + normal)));
     EXPECT_EQ(c.contacts[0].normal, Eigen::Vector3d(0, 0, 1)) << normal;
   }
   const bipo::Case both =
-      bipo::read_case(write(replaced(kBase, "normal: [0, 0, 1]}",
+      bipo::read_case(write(replaced(small_case, "normal: [0, 0, 1]}",
                                      "normal: [1e300, 1e300, 0]}\n    direction: {vector: "
                                      "[0, 0, 1e-310]}")));
   const double s = std::sqrt(0.5);
@@ -472,7 +438,7 @@ TEST_F(CaseHardening, NormalsAndDirectionsOfAnyFiniteLengthAreNormalized) {
   EXPECT_EQ(both.contacts[0].direction, Eigen::Vector3d(0, 0, 1));
   // Ordinary vectors are normalized as before, to the last bit.
   const bipo::Case plain =
-      bipo::read_case(write(replaced(kBase, "normal: [0, 0, 1]", "normal: [3, 4, 12]")));
+      bipo::read_case(write(replaced(small_case, "normal: [0, 0, 1]", "normal: [3, 4, 12]")));
   EXPECT_EQ(plain.contacts[0].normal, Eigen::Vector3d(3, 4, 12).normalized());
 }
 
@@ -603,62 +569,65 @@ TEST_P(BadEncoding, IsAnInputErrorNamingLineAndKey) {
 INSTANTIATE_TEST_SUITE_P(
     CaseFile, BadEncoding,
     ::testing::Values(
-        BadText{"Latin1InTitle", kBase + "title: Poin\xE7on\n", 10, "title",
+        BadText{"Latin1InTitle", small_case + "title: Poin\xE7on\n", 10, "title",
                 "expected UTF-8 text without control characters (tab and line breaks excepted), "
                 "got byte 0xE7 (not UTF-8) at column 12"},
-        BadText{"RawFFInTitle", "title: \"\xFF\"\n" + kBase, 1, "title",
+        BadText{"RawFFInTitle", "title: \"\xFF\"\n" + small_case, 1, "title",
                 "got byte 0xFF (not UTF-8) at column 9"},
-        BadText{"InANestedValue", replaced(kBase, "set: bottom", "set: bott\xC3"), 7,
+        BadText{"InANestedValue", replaced(small_case, "set: bottom", "set: bott\xC3"), 7,
                 "contact[0].set", "got byte 0xC3 (not UTF-8) at column 14"},
-        BadText{"InAComment", kBase + "# \xE9t\xE9\n", 10, "", "got byte 0xE9 (not UTF-8)"},
-        BadText{"NulByte", kBase + "title: a\0b\n"s, 10, "title", "got a NUL byte at column 9"},
-        BadText{"Escape", kBase + "title: x\x1B[31m\n", 10, "title",
+        BadText{"InAComment", small_case + "# \xE9t\xE9\n", 10, "", "got byte 0xE9 (not UTF-8)"},
+        BadText{"NulByte", small_case + "title: a\0b\n"s, 10, "title",
+                "got a NUL byte at column 9"},
+        BadText{"Escape", small_case + "title: x\x1B[31m\n", 10, "title",
                 "got the control character U+001B at column 9"},
-        BadText{"C1Control", kBase + "title: x\xC2\x85y\n", 10, "title",
+        BadText{"C1Control", small_case + "title: x\xC2\x85y\n", 10, "title",
                 "got the control character U+0085 at column 9"},
-        BadText{"Overlong", kBase + "title: \xC0\xAF\n", 10, "title", "got byte 0xC0 (not UTF-8)"},
-        BadText{"Surrogate", kBase + "title: \xED\xA0\x80\n", 10, "title",
+        BadText{"Overlong", small_case + "title: \xC0\xAF\n", 10, "title",
+                "got byte 0xC0 (not UTF-8)"},
+        BadText{"Surrogate", small_case + "title: \xED\xA0\x80\n", 10, "title",
                 "got byte 0xED (not UTF-8)"},
-        BadText{"TruncatedAtTheEnd", kBase + "title: \xE2\x82", 10, "title",
+        BadText{"TruncatedAtTheEnd", small_case + "title: \xE2\x82", 10, "title",
                 "got byte 0xE2 (not UTF-8)"},
         BadText{"Utf16", "\xFF\xFEm\0e\0"s, 1, "", "got byte 0xFF (not UTF-8) at column 1"},
-        BadText{"EscapedNulInAString", kBase + "title: \"a\\0b\"\n", 10, "title",
+        BadText{"EscapedNulInAString", small_case + "title: \"a\\0b\"\n", 10, "title",
                 "expected a string of UTF-8 text without control characters, got a NUL byte at "
                 "byte 2"},
-        BadText{"EscapedControlInAPath", kBase + "output: {directory: \"out\\x1b\"}\n", 10,
+        BadText{"EscapedControlInAPath", small_case + "output: {directory: \"out\\x1b\"}\n", 10,
                 "output.directory", "got the control character U+001B at byte 4"}),
     [](const auto& tested) { return std::string(tested.param.name); });
 
 TEST_F(CaseHardening, Utf8TextAndAByteOrderMarkAreAccepted) {
   const bipo::Case c = bipo::read_case(
-      write("\xEF\xBB\xBF" + kBase + "title: \"Poin\xC3\xA7on \xE2\x8C\x80 10 mm\tA\"\n"));
+      write("\xEF\xBB\xBF" + small_case + "title: \"Poin\xC3\xA7on \xE2\x8C\x80 10 mm\tA\"\n"));
   EXPECT_EQ(c.title, "Poin\xC3\xA7on \xE2\x8C\x80 10 mm\tA");
 }
 
 TEST_F(CaseHardening, ABadByteReachesBipoCheckAsExit2) {
-  expect_check_refuses(write(kBase + "title: Poin\xE7on\n"), 10, "title: expected UTF-8 text");
+  expect_check_refuses(write(small_case + "title: Poin\xE7on\n"), 10, "title: expected UTF-8 text");
 }
 
 TEST_F(CaseHardening, ACaseInAFolderWhoseNameIsNotUtf8IsRead) {
   const fs::path folder = dir_ / "caf\xE9";
   fs::create_directories(folder);
   const fs::path file = folder / "case.yaml";
-  std::ofstream(file) << kBase;
+  std::ofstream(file) << small_case;
   const bipo::Case c = bipo::read_case(file);
   EXPECT_EQ(c.source, fs::absolute(file).lexically_normal());
   EXPECT_EQ(c.output.directory.filename(), "case");
   // An error names the path with its bytes as they are.
-  std::ofstream(file) << replaced(kBase, "young: 1000", "young: 0");
+  std::ofstream(file) << replaced(small_case, "young: 1000", "young: 0");
   EXPECT_EQ(error_of(file).rfind(file.string() + ":2: material.young: ", 0), 0u);
   const Outcome o = bounded_check(file);
   EXPECT_EQ(o.exit_code, 2) << o.err;
-  std::ofstream(file) << kBase;
+  std::ofstream(file) << small_case;
   EXPECT_EQ(bounded_check(file).exit_code, 0);
 }
 
 TEST_F(CaseHardening, APathThatIsNoFileSaysWhatItIs) {
   const auto mesh_file = [&](const std::string& path) {
-    return replaced(kBase, "{cylinder: {core: 2, ring: 1, layers: 1}}", "{file: \"" + path + "\"}");
+    return replaced(small_case, "{cylinder: {core: 2, ring: 1, layers: 1}}",
+                    "{file: \"" + path + "\"}");
   };
   fs::create_directories(dir_ / "folder.msh");
   expect_error(mesh_file("folder.msh"), "mesh.file", 1,
@@ -694,8 +663,8 @@ class AgainstTheMesh : public CaseHardening, public ::testing::WithParamInterfac
 
 TEST_P(AgainstTheMesh, ErrorNamesFileLineAndKey) {
   const MeshMismatch& p = GetParam();
-  const fs::path file =
-      write(replaced(kBase + "loads: [{set: top, force_per_node: [0, 0, -1]}]\n", p.from, p.to));
+  const fs::path file = write(
+      replaced(small_case + "loads: [{set: top, force_per_node: [0, 0, -1]}]\n", p.from, p.to));
   const bipo::Case c = bipo::read_case(file);
   std::ostringstream log;
   try {
@@ -732,7 +701,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& tested) { return std::string(tested.param.name); });
 
 TEST_F(CaseHardening, AProbeOnASetWithoutPlaneNamesItsKeyInBipoRun) {
-  const fs::path file = write(kBase + "probes: [{name: P, point: [0, 0, 10], set: top}]\n" +
+  const fs::path file = write(small_case + "probes: [{name: P, point: [0, 0, 10], set: top}]\n" +
                               "output: {directory: out, vtk: false}\n");
   const std::string command = "cd " + quoted(dir_) + " && " + quoted(BIPO_EXE) + " run --quiet " +
                               quoted(file) + " 2>" + quoted(dir_ / "err.txt");

@@ -15,32 +15,14 @@
 #include <utility>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "version.hpp"
 
 namespace fs = std::filesystem;
 
+using namespace bipo_test;  // NOLINT: the shared helpers of cli_support.hpp
+
 namespace {
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out;  ///< standard output
-  std::string err;  ///< standard error
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// A path in single quotes for the shell (the paths used here have none).
-std::string quoted(const fs::path& p) {
-  std::string q = "'";
-  q.append(p.string());
-  q.push_back('\'');
-  return q;
-}
 
 /// A fresh folder per test (tests run in parallel, one process each).
 class Cli : public ::testing::Test {
@@ -96,29 +78,6 @@ class Cli : public ::testing::Test {
   }
   fs::path dir_;
 };
-
-/// A small valid frictional case (34 nodes, 17 contact nodes); line numbers
-/// below refer to this text.
-const std::string small_case =
-    "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}\n"       // 1
-    "material: {young: 1000, poisson: 0.3}\n"                 // 2
-    "load_program: [{to: 1.0, increments: 2}]\n"              // 3
-    "boundary_conditions:\n"                                  // 4
-    "  - {set: top, displacement: {x: 0, y: 0, z: -0.01}}\n"  // 5
-    "contact:\n"                                              // 6
-    "  - set: bottom\n"                                       // 7
-    "    plane: {point: [0, 0, 0], normal: [0, 0, 1]}\n"      // 8
-    "    friction: {mu: 0.3}\n";                              // 9
-
-/// `text` with the first occurrence of `from` replaced by `to`.
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos)
-    ADD_FAILURE() << "'" << from << "' not in the case text";
-  else
-    text.replace(at, from.size(), to);
-  return text;
-}
 
 TEST_F(Cli, VersionAndHelp) {
   const Outcome version = bipo("--version");

@@ -27,12 +27,15 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "io/errors.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"
 #include "mesh/msh_reader.hpp"
 
 namespace bipo {
+using namespace bipo_test;  // NOLINT: the shared helpers of cli_support.hpp
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -63,13 +66,6 @@ class TempDir {
 void write_bytes(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The message of the InputError thrown by f (fails the test if none, or if
@@ -116,16 +112,6 @@ class Bytes {
  private:
   std::string bytes_;
 };
-
-// Replaces the first occurrence of `from` (which must occur).
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos) {
-    ADD_FAILURE() << "'" << from << "' not found";
-    return text;
-  }
-  return text.replace(at, from.size(), to);
-}
 
 // --------------------------------------------------------- hand-written --
 

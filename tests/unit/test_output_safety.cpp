@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "io/errors.hpp"
 #include "io/result_folder.hpp"
 #include "io/text_encoding.hpp"
@@ -38,27 +39,9 @@
 
 namespace fs = std::filesystem;
 
+using namespace bipo_test;  // NOLINT: the shared helpers of cli_support.hpp
+
 namespace {
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quoted(const fs::path& p) {
-  std::string q = "'";
-  q.append(p.string());
-  q.push_back('\'');
-  return q;
-}
 
 /// Every entry under `root` (not following links) with its kind and, for a
 /// regular file, its bytes; entries under `skip` are left out.
@@ -167,26 +150,6 @@ std::vector<std::string> csv_lines(const fs::path& file) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
-}
-
-const std::string small_case =
-    "mesh: {cylinder: {core: 2, ring: 1, layers: 1}}\n"
-    "material: {young: 1000, poisson: 0.3}\n"
-    "load_program: [{to: 1.0, increments: 2}]\n"
-    "boundary_conditions:\n"
-    "  - {set: top, displacement: {x: 0, y: 0, z: -0.01}}\n"
-    "contact:\n"
-    "  - set: bottom\n"
-    "    plane: {point: [0, 0, 0], normal: [0, 0, 1]}\n"
-    "    friction: {mu: 0.3}\n";
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos)
-    ADD_FAILURE() << "'" << from << "' not in the text";
-  else
-    text.replace(at, from.size(), to);
-  return text;
 }
 
 bool contains(const std::string& text, const std::string& piece) {
