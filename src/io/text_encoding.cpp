@@ -45,6 +45,28 @@ std::size_t sequence_length(std::string_view text, std::size_t at, std::size_t* 
 
 }  // namespace
 
+std::pair<std::uint32_t, std::size_t> decode_utf8(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return {c, 1};
+  std::size_t length = 0;
+  std::uint32_t code = 0, smallest = 0;
+  if (c >= 0xc2 && c <= 0xdf) {
+    length = 2, code = c & 0x1fu, smallest = 0x80;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    length = 3, code = c & 0x0fu, smallest = 0x800;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4, code = c & 0x07u, smallest = 0x10000;
+  }
+  if (length == 0 || i + length > s.size()) return {0, 0};
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(s[i + k]);
+    if ((next & 0xc0u) != 0x80u) return {0, 0};
+    code = (code << 6) | (next & 0x3fu);
+  }
+  if (code < smallest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return {0, 0};
+  return {code, length};
+}
+
 std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());

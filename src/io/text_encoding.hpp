@@ -4,10 +4,19 @@
 // UTF-8 and well-formed in its format, whatever the input bytes were.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace bipo {
+
+/// The code point of the UTF-8 sequence that starts at s[i] and its length
+/// in bytes; length 0 if the sequence there is not valid UTF-8 (overlong
+/// forms, surrogates and code points above U+10FFFF included). The one
+/// decoder of the readers that refuse bad text (case file, .msh names).
+[[nodiscard]] std::pair<std::uint32_t, std::size_t> decode_utf8(std::string_view s, std::size_t i);
 
 /// `text` as valid UTF-8: each maximal ill-formed subsequence (a stray
 /// continuation byte, a truncated, overlong or surrogate sequence, a code

@@ -26,6 +26,7 @@
 
 #include "io/errors.hpp"
 #include "io/result_folder.hpp"
+#include "io/text_encoding.hpp"
 #include "mesh/quality.hpp"
 
 namespace bipo {
@@ -151,40 +152,10 @@ std::string printable(std::string_view bytes, std::size_t limit = 48) {
 
 // Whether `s` is valid UTF-8 without control characters (C0, DEL, C1).
 bool is_clean_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 || c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    int extra = 0;
-    std::uint32_t code = 0, lowest = 0;
-    if ((c & 0xE0) == 0xC0) {
-      extra = 1;
-      code = c & 0x1Fu;
-      lowest = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-      code = c & 0x0Fu;
-      lowest = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3;
-      code = c & 0x07u;
-      lowest = 0x10000;
-    } else {
-      return false;
-    }
-    if (s.size() - i <= static_cast<std::size_t>(extra)) return false;
-    for (int k = 1; k <= extra; ++k) {
-      const auto d = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
-      if ((d & 0xC0) != 0x80) return false;
-      code = (code << 6) | (d & 0x3Fu);
-    }
-    if (code < lowest || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
-    if (code >= 0x80 && code <= 0x9F) return false;  // C1 controls
-    i += static_cast<std::size_t>(extra) + 1;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto [code, length] = decode_utf8(s, i);
+    if (length == 0 || code < 0x20 || (code >= 0x7F && code <= 0x9F)) return false;
+    i += length;
   }
   return true;
 }
