@@ -1,6 +1,6 @@
 #include "app/exit_status.hpp"
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 

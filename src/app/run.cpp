@@ -21,9 +21,9 @@
 #include <thread>
 
 #include "app/exit_status.hpp"
-#include "io/errors.hpp"
+#include "core/errors.hpp"
+#include "core/text_encoding.hpp"
 #include "io/result_folder.hpp"
-#include "io/text_encoding.hpp"
 #include "io/vtk_output.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "io/case_file.hpp"
 #include "mesh/mesh.hpp"
+#include "model/case.hpp"
 
 namespace bipo {
 

@@ -12,7 +12,7 @@
 #include <limits>
 #include <string>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 

@@ -28,7 +28,7 @@ class FrictionLaw {
   /// mu1 = mu2 = p1 = p2 = mu (associated isotropic law); mu = 0 is frictionless.
   /// Throws InputError for a negative, NaN or infinite mu.
   static FrictionLaw isotropic(double mu);
-  /// General orthotropic law. Throws InputError (io/errors.hpp) for negative,
+  /// General orthotropic law. Throws InputError (core/errors.hpp) for negative,
   /// NaN or infinite values, a sliding coefficient p_k > 0 without friction
   /// (mu_k = 0), mu_k > 0 with p_k <= 0, or exactly one of mu1, mu2 zero.
   static FrictionLaw orthotropic(double mu1, double mu2, double p1, double p2);

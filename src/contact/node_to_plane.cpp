@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 // LAPACK (Fortran ABI; OpenBLAS on Debian when libopenblas is installed):
 // the dense LU of the Newton system is the contact solver's hot spot.

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 

@@ -2,8 +2,8 @@
 // (ResultFolder::path, which refuses any name that could leave the results
 // folder), the rule that bipo writes only to regular files or new paths, the
 // staging that keeps an earlier run's results until the new run has written
-// its first step, and how a failed system call becomes an error (input error
-// or system error). See docs/outputs.md.
+// its first step. How a failed system call becomes an error is
+// core/file_errors.hpp. See docs/outputs.md.
 #pragma once
 
 #include <filesystem>
@@ -13,26 +13,6 @@
 #include <vector>
 
 namespace bipo {
-
-/// What is at `path`, not following a final symbolic link, in words ("a
-/// directory", "a FIFO", "a character device", "a symbolic link to X", ...);
-/// empty when nothing is there. Throws SystemError if it cannot be told.
-[[nodiscard]] std::string what_is_at(const std::filesystem::path& path);
-
-/// Throws InputError naming `path` and what is there unless nothing is or a
-/// regular file is: bipo writes only to regular files or new paths, so that
-/// writing never replaces a device, a FIFO, a folder or a socket, and never
-/// writes through a symbolic link (which could point anywhere).
-void require_regular_file_or_nothing(const std::filesystem::path& path);
-
-/// Throws the error for a system call on `path` that failed with errno
-/// `error_number`, as "cannot <doing> <path>: <the system's reason>": an
-/// InputError when the reason is the path itself (no such folder, a part of
-/// it is not a folder, a symbolic link loop, a name too long, a folder where
-/// a file was expected), a SystemError otherwise (full disk, permission
-/// denied, read-only file system, I/O error, ...).
-[[noreturn]] void throw_file_error(std::string_view doing, const std::filesystem::path& path,
-                                   int error_number);
 
 /// Why `name` cannot be one component of a path in a results folder, or ""
 /// if it can: it must be 1 to 255 bytes, not `.` or `..`, not start with `.`

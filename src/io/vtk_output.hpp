@@ -6,7 +6,7 @@
 // finished. Writes only to regular files or new paths (never through a
 // symbolic link, never over a device, FIFO or folder), and every name it
 // writes into a file is valid UTF-8, escaped for XML or quoted for CSV
-// (io/text_encoding.hpp). Errors: InputError when the path is unusable (not
+// (core/text_encoding.hpp). Errors: InputError when the path is unusable (not
 // a regular file, a part of it not a folder), SystemError when the system
 // refuses (full disk, permission denied), both as "cannot <do> <path>:
 // <reason>". Knows nothing of finite elements or contact.

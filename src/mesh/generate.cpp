@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "mesh/quality.hpp"
 
 namespace bipo {
@@ -88,11 +88,6 @@ Mesh quarter_of(const Mesh& whole) {
 }
 
 }  // namespace
-
-long long cylinder_node_count(const CylinderParams& p) {
-  const long long c = p.core, r = p.ring, l = p.layers;
-  return (l + 1) * ((c + 1) * (c + 1) + 4 * c * r);
-}
 
 Mesh generate_cylinder(const CylinderParams& p) {
   const auto length = [](double v) {

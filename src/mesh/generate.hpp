@@ -4,26 +4,10 @@
 
 #include <Eigen/Core>
 
-#include "io/case_file.hpp"
 #include "mesh/mesh.hpp"
+#include "model/cylinder.hpp"
 
 namespace bipo {
-
-/// Bounds of the cylinder generator's parameters, the same for the case file
-/// (mesh.cylinder, docs/case-file.md) and `bipo mesh cylinder`: lengths in
-/// [1e-9, 1e9], at most 10 000 divisions along each of core, ring and layers,
-/// gradings in [1, 10] (q = 10 already makes the outermost of 8 rings 1e-9 of
-/// the block's width), and at most 10^7 nodes, checked before anything is
-/// allocated (a node costs about 1 KB through the solve).
-inline constexpr double kMinCylinderLength = 1e-9;
-inline constexpr double kMaxCylinderLength = 1e9;
-inline constexpr int kMaxCylinderDivisions = 10'000;
-inline constexpr double kMaxCylinderGrading = 10.0;
-inline constexpr long long kMaxGeneratedNodes = 10'000'000;
-
-/// The node count of generate_cylinder(p): (layers + 1) ((core + 1)^2 +
-/// 4 core ring), in 64 bits (no overflow for divisions up to 10^6).
-[[nodiscard]] long long cylinder_node_count(const CylinderParams& p);
 
 /// The punch cylinder of SPEC.md section 4 as an O-grid, axis z, from z = 0 to
 /// z = height.

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "io/errors.hpp"
-#include "io/result_folder.hpp"
+#include "core/errors.hpp"
+#include "core/file_errors.hpp"
 #include "mesh/quality.hpp"
 
 namespace bipo {

@@ -1,6 +1,6 @@
 #include "mesh/mesh.hpp"
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 

@@ -24,9 +24,9 @@
 #include <utility>
 #include <vector>
 
-#include "io/errors.hpp"
-#include "io/result_folder.hpp"
-#include "io/text_encoding.hpp"
+#include "core/errors.hpp"
+#include "core/file_errors.hpp"
+#include "core/text_encoding.hpp"
 #include "mesh/quality.hpp"
 
 namespace bipo {

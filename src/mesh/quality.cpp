@@ -6,7 +6,7 @@
 #include <limits>
 #include <sstream>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "solver/blas_threads.hpp"
 
 namespace bipo {

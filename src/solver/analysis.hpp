@@ -17,8 +17,8 @@
 
 #include "contact/node_to_plane.hpp"
 #include "fem/elasticity.hpp"
-#include "io/case_file.hpp"
 #include "mesh/mesh.hpp"
+#include "model/case.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace bipo {

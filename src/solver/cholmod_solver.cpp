@@ -7,7 +7,7 @@
 #include <mutex>
 #include <numeric>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "solver/linear_solver.hpp"
 
 extern "C" {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 

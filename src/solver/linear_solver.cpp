@@ -3,7 +3,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 

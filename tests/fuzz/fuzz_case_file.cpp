@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/errors.hpp"
 #include "fuzz_support.hpp"
 #include "io/case_file.hpp"
-#include "io/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto file = bipo::fuzz::scratch_file("case.yaml");

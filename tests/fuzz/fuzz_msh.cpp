@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "mesh/msh_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

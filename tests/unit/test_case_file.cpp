@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "core/errors.hpp"
 #include "io/case_file.hpp"
-#include "io/errors.hpp"
 
 namespace fs = std::filesystem;
 

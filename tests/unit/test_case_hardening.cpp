@@ -18,8 +18,8 @@
 
 #include "app/run.hpp"
 #include "cli_support.hpp"
+#include "core/errors.hpp"
 #include "io/case_file.hpp"
-#include "io/errors.hpp"
 #include "io/safe_name.hpp"
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "app/exit_status.hpp"
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "contact/friction_law.hpp"
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 
 namespace bipo {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "io/case_file.hpp"
-#include "io/errors.hpp"
 #include "mesh/gmsh_io.hpp"
 
 namespace fs = std::filesystem;

@@ -4,8 +4,8 @@
 // orders the condensed unknowns last must still solve A x = b.
 #include <gtest/gtest.h>
 
+#include "core/errors.hpp"
 #include "fem/elasticity.hpp"
-#include "io/errors.hpp"
 #include "mesh/generate.hpp"
 #include "solver/linear_solver.hpp"
 

@@ -16,7 +16,7 @@
 #include <random>
 #include <string>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"
 #include "mesh/quality.hpp"

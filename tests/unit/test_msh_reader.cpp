@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"
 #include "mesh/msh_reader.hpp"

@@ -32,9 +32,10 @@
 #include <vector>
 
 #include "cli_support.hpp"
-#include "io/errors.hpp"
+#include "core/errors.hpp"
+#include "core/file_errors.hpp"
+#include "core/text_encoding.hpp"
 #include "io/result_folder.hpp"
-#include "io/text_encoding.hpp"
 #include "io/vtk_output.hpp"
 
 namespace fs = std::filesystem;

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "io/vtk_output.hpp"
 
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "io/errors.hpp"
+#include "core/errors.hpp"
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
 #include "solver/driver.hpp"

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "app/run.hpp"
-#include "io/errors.hpp"
+#include "core/errors.hpp"
+#include "io/case_file.hpp"
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
 #include "solver/driver.hpp"

@@ -1,4 +1,4 @@
-#include "io/text_encoding.hpp"
+#include "core/text_encoding.hpp"
 
 #include <cstdint>
 #include <cstdio>

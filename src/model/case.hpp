@@ -1,0 +1,122 @@
+// Owns the description of an analysis: the case (mesh source, material,
+// conditions, loads, contact planes, probes, solver and output settings) as
+// the case reader fills it and the solver and the writers read it. Plain
+// values; no file format. Every field is a key of docs/case-file.md.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/cylinder.hpp"
+#include "model/load_program.hpp"
+
+namespace bipo {
+
+/// Where the mesh comes from: a .msh file or the built-in generator.
+struct MeshSource {
+  /// Absolute (resolved against the case file's folder).
+  std::optional<std::filesystem::path> file;
+  std::optional<CylinderParams> cylinder;  ///< exactly one of file / cylinder is set
+  bool operator==(const MeshSource&) const = default;
+};
+
+/// Linear isotropic elasticity (SPEC.md section 1).
+struct Material {
+  double young = 0.0;    ///< E > 0 [stress units, e.g. MPa]
+  double poisson = 0.0;  ///< -1 < nu < 0.5
+};
+
+/// A displacement condition on a named node set: each component optional; the
+/// imposed value at increment k is value * program.factor(k).
+struct DirichletCondition {
+  std::string set;
+  std::array<std::optional<double>, 3> value;  ///< ux, uy, uz [length]
+  std::optional<LoadProgram> program;          ///< default: the case's load program
+};
+
+/// A force applied to every node of a named set, scaled by a program.
+struct NodalLoad {
+  std::string set;
+  Eigen::Vector3d force_per_node = Eigen::Vector3d::Zero();  ///< [force]
+  std::optional<LoadProgram> program;
+};
+
+/// Friction law parameters, SPEC.md section 3 (mu = diag(mu1, mu2), p = diag(p1, p2)).
+struct FrictionParams {
+  double mu1 = 0.0, mu2 = 0.0, p1 = 0.0, p2 = 0.0;
+};
+
+/// A rigid plane in contact with a named node set (SPEC.md section 2).
+struct ContactPlane {
+  std::string name;
+  std::string set;                                       ///< contact node set
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();       ///< p0
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();     ///< n, unit, into the body
+  Eigen::Vector3d direction = Eigen::Vector3d::UnitX();  ///< t1 (already projected and normalized)
+  FrictionParams friction;
+  std::optional<double> rho;                         ///< override of the automatic rho
+  Eigen::Vector3d motion = Eigen::Vector3d::Zero();  ///< w at factor 1 [length]
+  std::optional<LoadProgram> motion_program;         ///< default: the case's load program
+};
+
+/// Tolerances and limits of the increment loop (SPEC.md section 3.3).
+struct SolverSettings {
+  double force_tolerance = 1e-10;   ///< equilibrium residual / reference force
+  double law_tolerance = 1e-10;     ///< max_i G_i / (max r_n * max |du| ) scaled certificate
+  int max_iterations = 10000;       ///< contact iterations per increment
+  int max_cuts = 4;                 ///< bisections of a failing increment
+  std::optional<int> blas_threads;  ///< BLAS/LAPACK threads; nullopt = auto (blas_threads.hpp)
+};
+
+/// A point of the contact face followed through the history (nearest node).
+struct Probe {
+  std::string name;
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();
+  std::string set;  ///< the node set searched (default: the first contact plane's set)
+};
+
+/// What is written and where.
+struct OutputSettings {
+  /// Absolute. An explicit path is resolved against the case file's folder; the
+  /// default is results/<case file stem> under the current working directory.
+  std::filesystem::path directory;
+  std::vector<std::string> fields{"displacement", "stress", "von_mises", "sets", "contact"};
+  int every = 1;  ///< write VTK every N increments (the last one is always written)
+  bool vtk = true;
+};
+
+/// A whole analysis.
+struct Case {
+  std::filesystem::path source;  ///< the case file (absolute)
+  std::string title;
+  MeshSource mesh;
+  Material material;
+  LoadProgram program;
+  std::vector<DirichletCondition> dirichlet;
+  std::vector<NodalLoad> loads;
+  std::vector<ContactPlane> contacts;
+  std::vector<Probe> probes;
+  /// Name of the probe marked `point_p: true`, shown as the paper's point P
+  /// (empty if none).
+  std::string probe_p;
+  SolverSettings solver;
+  OutputSettings output;
+  /// The 1-based line of each key whose value can only be checked against
+  /// the mesh (the `set` of every condition, load, plane and probe, e.g.
+  /// "contact[0].set"), so that those checks name the line although they run
+  /// long after reading. Empty for a Case built in code.
+  std::map<std::string, int> key_lines;
+};
+
+/// "<case file>:<line>: <key>: " (without the line when `key` is not in
+/// c.key_lines): the start of a message about a value found wrong after
+/// reading, e.g. a node set that the mesh does not have. `key` is a key path
+/// as the reader writes it ("boundary_conditions[2].set").
+[[nodiscard]] std::string located(const Case& c, const std::string& key);
+
+}  // namespace bipo
