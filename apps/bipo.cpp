@@ -14,6 +14,107 @@
 #include "mesh/gmsh_io.hpp"
 #include "version.hpp"
 
+namespace {
+
+/// What the command line asked for, as CLI11 fills it.
+struct Arguments {
+  std::vector<std::string> case_files;  // run
+  std::string output_dir;
+  bool quiet = false;
+  std::string jobs = "1";
+  std::string case_file;          // check
+  bipo::CylinderParams cylinder;  // mesh cylinder
+  std::string sector = "full";
+  std::string mesh_output;
+  bool binary = false;
+  double format = 4.1;
+};
+
+CLI::App* add_run_command(CLI::App& app, Arguments& a) {
+  auto* run = app.add_subcommand(
+      "run",
+      "Run case files and write their results. With several cases, consecutive cases on the same "
+      "mesh, material, supports and contact nodes share one set-up (one factorization)");
+  run->add_option("cases", a.case_files, "YAML case files (docs/case-file.md)")->required();
+  run->add_option("-o,--output", a.output_dir,
+                  "Results folder (overrides output.directory; one case file only)");
+  run->add_flag("-q,--quiet", a.quiet, "No progress lines");
+  run->add_option("-j,--jobs", a.jobs,
+                  "Cases run at once, on as many threads: a number, or auto for the processor "
+                  "count (the BLAS then runs on one thread per case)")
+      ->capture_default_str();
+  return run;
+}
+
+CLI::App* add_mesh_cylinder_command(CLI::App& app, Arguments& a) {
+  auto* mesh = app.add_subcommand("mesh", "Write a generated mesh to a Gmsh .msh file");
+  auto* cylinder = mesh->add_subcommand("cylinder", "The punch cylinder (O-grid, axis z)");
+  mesh->require_subcommand(1);
+  bipo::CylinderParams& p = a.cylinder;
+  cylinder->add_option("--radius", p.radius, "Radius [length]")->capture_default_str();
+  cylinder->add_option("--height", p.height, "Height [length]")->capture_default_str();
+  cylinder->add_option("--core", p.core, "Elements along a side of the central square")
+      ->capture_default_str();
+  cylinder->add_option("--ring", p.ring, "Radial elements of each ring block")
+      ->capture_default_str();
+  cylinder->add_option("--layers", p.layers, "Elements along the axis")->capture_default_str();
+  cylinder
+      ->add_option("--rim-grading", p.rim_grading,
+                   "Grading toward the rim in the ring blocks (>= 1, 1 = uniform)")
+      ->capture_default_str();
+  cylinder
+      ->add_option("--bottom-grading", p.bottom_grading,
+                   "Grading of the layers toward z = 0 (>= 1, 1 = uniform)")
+      ->capture_default_str();
+  cylinder
+      ->add_option("--sector", a.sector,
+                   "full, or quarter: the part x >= 0, y >= 0 with node sets symmetry_x0 and "
+                   "symmetry_y0 (even --core)")
+      ->check(CLI::IsMember({"full", "quarter"}))
+      ->capture_default_str();
+  cylinder->add_option("-o,--output", a.mesh_output, "The .msh file to write")->required();
+  cylinder->add_flag("--binary", a.binary, "Binary instead of ASCII");
+  cylinder->add_option("--format", a.format, "MSH format version: 4.1 or 2.2")
+      ->check(CLI::IsMember({2.2, 4.1}))
+      ->capture_default_str();
+  return cylinder;
+}
+
+int run_command(const Arguments& a) {
+  bipo::RunOptions options;
+  if (!a.output_dir.empty()) options.output_directory = std::filesystem::absolute(a.output_dir);
+  options.quiet = a.quiet;
+  options.jobs = bipo::parse_jobs(a.jobs);
+  // Every case file is read before anything runs: an error in any of them
+  // stops the command before it writes results.
+  std::vector<bipo::Case> cases;
+  // Exit 2 if any file has an input error, else 1 if any could not be read
+  // (a system error).
+  int read_failure = 0;
+  for (const auto& file : a.case_files) {
+    try {
+      cases.push_back(bipo::read_case(file));
+    } catch (...) {
+      const bipo::ErrorReport report = bipo::report_error(std::current_exception());
+      std::cerr << report.line << "\n";
+      if (read_failure != 2) read_failure = report.exit_code;
+    }
+  }
+  if (read_failure != 0) return read_failure;
+  return bipo::run_cases(cases, options, std::cerr);
+}
+
+int mesh_cylinder_command(Arguments a) {
+  if (a.sector == "quarter") a.cylinder.sector = bipo::CylinderParams::Sector::quarter;
+  const bipo::Mesh m = bipo::generate_cylinder(a.cylinder);
+  bipo::write_msh(m, a.mesh_output, a.binary, a.format);
+  std::cout << "wrote " << a.mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()
+            << " hexahedra, " << m.node_sets.at("bottom").size() << " bottom nodes\n";
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   bipo::keep_freed_memory_in_heap();
   CLI::App app{
@@ -21,63 +122,11 @@ int main(int argc, char** argv) {
       "Coulomb friction, non-associated sliding rule).\nSee README.md and docs/."};
   app.set_version_flag("--version", std::string("bipo ") + bipo::version_string);
   app.require_subcommand(1);
-
-  std::string case_file;
-  std::vector<std::string> case_files;
-  std::string output_dir;
-  bool quiet = false;
-  std::string jobs = "1";
-  auto* run = app.add_subcommand(
-      "run",
-      "Run case files and write their results. With several cases, consecutive cases on the same "
-      "mesh, material, supports and contact nodes share one set-up (one factorization)");
-  run->add_option("cases", case_files, "YAML case files (docs/case-file.md)")->required();
-  run->add_option("-o,--output", output_dir,
-                  "Results folder (overrides output.directory; one case file only)");
-  run->add_flag("-q,--quiet", quiet, "No progress lines");
-  run->add_option("-j,--jobs", jobs,
-                  "Cases run at once, on as many threads: a number, or auto for the processor "
-                  "count (the BLAS then runs on one thread per case)")
-      ->capture_default_str();
-
+  Arguments arguments;
+  const CLI::App* run = add_run_command(app, arguments);
   auto* check = app.add_subcommand("check", "Validate a case file and its mesh without solving");
-  check->add_option("case", case_file, "YAML case file")->required();
-
-  bipo::CylinderParams cylinder;
-  std::string mesh_output;
-  bool binary = false;
-  double format = 4.1;
-  auto* mesh = app.add_subcommand("mesh", "Write a generated mesh to a Gmsh .msh file");
-  auto* mesh_cylinder = mesh->add_subcommand("cylinder", "The punch cylinder (O-grid, axis z)");
-  mesh->require_subcommand(1);
-  mesh_cylinder->add_option("--radius", cylinder.radius, "Radius [length]")->capture_default_str();
-  mesh_cylinder->add_option("--height", cylinder.height, "Height [length]")->capture_default_str();
-  mesh_cylinder->add_option("--core", cylinder.core, "Elements along a side of the central square")
-      ->capture_default_str();
-  mesh_cylinder->add_option("--ring", cylinder.ring, "Radial elements of each ring block")
-      ->capture_default_str();
-  mesh_cylinder->add_option("--layers", cylinder.layers, "Elements along the axis")
-      ->capture_default_str();
-  mesh_cylinder
-      ->add_option("--rim-grading", cylinder.rim_grading,
-                   "Grading toward the rim in the ring blocks (>= 1, 1 = uniform)")
-      ->capture_default_str();
-  mesh_cylinder
-      ->add_option("--bottom-grading", cylinder.bottom_grading,
-                   "Grading of the layers toward z = 0 (>= 1, 1 = uniform)")
-      ->capture_default_str();
-  std::string sector = "full";
-  mesh_cylinder
-      ->add_option("--sector", sector,
-                   "full, or quarter: the part x >= 0, y >= 0 with node sets symmetry_x0 and "
-                   "symmetry_y0 (even --core)")
-      ->check(CLI::IsMember({"full", "quarter"}))
-      ->capture_default_str();
-  mesh_cylinder->add_option("-o,--output", mesh_output, "The .msh file to write")->required();
-  mesh_cylinder->add_flag("--binary", binary, "Binary instead of ASCII");
-  mesh_cylinder->add_option("--format", format, "MSH format version: 4.1 or 2.2")
-      ->check(CLI::IsMember({2.2, 4.1}))
-      ->capture_default_str();
+  check->add_option("case", arguments.case_file, "YAML case file")->required();
+  const CLI::App* mesh_cylinder = add_mesh_cylinder_command(app, arguments);
 
   try {
     app.parse(argc, argv);
@@ -89,37 +138,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) {
-      bipo::RunOptions options;
-      if (!output_dir.empty()) options.output_directory = std::filesystem::absolute(output_dir);
-      options.quiet = quiet;
-      options.jobs = bipo::parse_jobs(jobs);
-      // Every case file is read before anything runs: an error in any of
-      // them stops the command before it writes results.
-      std::vector<bipo::Case> cases;
-      // Exit 2 if any file has an input error, else 1 if any could not be
-      // read (a system error).
-      int read_failure = 0;
-      for (const auto& file : case_files) {
-        try {
-          cases.push_back(bipo::read_case(file));
-        } catch (...) {
-          const bipo::ErrorReport report = bipo::report_error(std::current_exception());
-          std::cerr << report.line << "\n";
-          if (read_failure != 2) read_failure = report.exit_code;
-        }
-      }
-      if (read_failure != 0) return read_failure;
-      return bipo::run_cases(cases, options, std::cerr);
-    } else if (*check) {
-      bipo::check_case(bipo::read_case(case_file), std::cout);
-    } else if (*mesh_cylinder) {
-      if (sector == "quarter") cylinder.sector = bipo::CylinderParams::Sector::quarter;
-      const bipo::Mesh m = bipo::generate_cylinder(cylinder);
-      bipo::write_msh(m, mesh_output, binary, format);
-      std::cout << "wrote " << mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()
-                << " hexahedra, " << m.node_sets.at("bottom").size() << " bottom nodes\n";
-    }
+    if (*run) return run_command(arguments);
+    if (*check) bipo::check_case(bipo::read_case(arguments.case_file), std::cout);
+    if (*mesh_cylinder) return mesh_cylinder_command(arguments);
   } catch (...) {
     const bipo::ErrorReport report = bipo::report_error(std::current_exception());
     std::cerr << report.line << "\n";

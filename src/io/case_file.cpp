@@ -1008,6 +1008,74 @@ std::string slurp(const std::filesystem::path& file) {
   return content;
 }
 
+/// The `contact` list: rigid planes with unique names.
+std::vector<ContactPlane> contact_planes(const Reader& r, const Field& x,
+                                         const LoadProgram& main_program) {
+  std::vector<ContactPlane> out;
+  std::set<std::string> names;
+  const auto items = list(r, x, "a list of rigid planes {name, set, plane, friction, ...}");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out.push_back(contact(r, items[i], i, main_program));
+    if (!names.insert(out.back().name).second) {
+      r.fail(items[i].path + ".name", items[i].line,
+             "expected a unique plane name, got '" + out.back().name + "' twice");
+    }
+  }
+  return out;
+}
+
+/// The `probes` list. Each probe's `set` defaults to the first contact
+/// plane's (`contacts`); the probe marked point_p: true names `probe_p`.
+std::vector<Probe> probes(const Reader& r, const Field& x,
+                          const std::vector<ContactPlane>& contacts, std::string& probe_p) {
+  std::vector<Probe> out;
+  // Probe names become file names: unique also where file names ignore
+  // case (the default file systems of macOS and Windows).
+  std::map<std::string, std::string> names;  // lower case -> as written
+  std::optional<Field> marked;
+  for (const auto& item : list(r, x, "a list of probes {name, point, set, point_p}")) {
+    const Map pm(r, item, {"name", "point", "set", "point_p"});
+    Probe p;
+    const Field name = pm.required("name", "a non-empty name");
+    p.name = safe_name(r, name, "a probe name");
+    std::string folded = p.name;
+    std::transform(folded.begin(), folded.end(), folded.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (const auto [at, inserted] = names.emplace(folded, p.name); !inserted) {
+      r.fail(name,
+             "expected a unique probe name (probe names become file names, compared "
+             "ignoring case), got '" +
+                 p.name + "' after '" + at->second + "'");
+    }
+    p.point =
+        vec3(r, pm.required("point", "a point [x, y, z] (the nearest node of the set is followed)"),
+             kCoordinate);
+    if (const auto s = pm.get("set")) {
+      p.set = safe_name(r, *s, "a node set name");
+      r.remember(s->path, s->line);
+    } else if (!contacts.empty()) {
+      p.set = contacts.front().set;
+      r.remember(item.path + ".set", item.line);
+    } else {
+      r.fail(item.path + ".set", item.line,
+             "missing required key (there is no contact plane to take the set from); expected a "
+             "node set name");
+    }
+    if (const auto pp = pm.get("point_p"); pp && boolean(r, *pp)) {
+      if (marked) {
+        r.fail(*pp,
+               "expected at most one probe with point_p: true, got a second one (the first is on "
+               "line " +
+                   std::to_string(marked->line) + ")");
+      }
+      marked = *pp;
+      probe_p = p.name;
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
 }  // namespace
 
 Case read_case(const std::filesystem::path& file) {
@@ -1045,63 +1113,8 @@ Case read_case(const std::filesystem::path& file) {
       c.loads.push_back(nodal_load(r, item, c.program));
     }
   }
-  if (const auto x = m.get("contact")) {
-    std::set<std::string> names;
-    const auto items = list(r, *x, "a list of rigid planes {name, set, plane, friction, ...}");
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      c.contacts.push_back(contact(r, items[i], i, c.program));
-      if (!names.insert(c.contacts.back().name).second) {
-        r.fail(items[i].path + ".name", items[i].line,
-               "expected a unique plane name, got '" + c.contacts.back().name + "' twice");
-      }
-    }
-  }
-  if (const auto x = m.get("probes")) {
-    // Probe names become file names: unique also where file names ignore
-    // case (the default file systems of macOS and Windows).
-    std::map<std::string, std::string> names;  // lower case -> as written
-    std::optional<Field> marked;
-    for (const auto& item : list(r, *x, "a list of probes {name, point, set, point_p}")) {
-      const Map pm(r, item, {"name", "point", "set", "point_p"});
-      Probe p;
-      const Field name = pm.required("name", "a non-empty name");
-      p.name = safe_name(r, name, "a probe name");
-      std::string folded = p.name;
-      std::transform(folded.begin(), folded.end(), folded.begin(),
-                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-      if (const auto [at, inserted] = names.emplace(folded, p.name); !inserted) {
-        r.fail(name,
-               "expected a unique probe name (probe names become file names, compared "
-               "ignoring case), got '" +
-                   p.name + "' after '" + at->second + "'");
-      }
-      p.point = vec3(
-          r, pm.required("point", "a point [x, y, z] (the nearest node of the set is followed)"),
-          kCoordinate);
-      if (const auto s = pm.get("set")) {
-        p.set = safe_name(r, *s, "a node set name");
-        r.remember(s->path, s->line);
-      } else if (!c.contacts.empty()) {
-        p.set = c.contacts.front().set;
-        r.remember(item.path + ".set", item.line);
-      } else {
-        r.fail(item.path + ".set", item.line,
-               "missing required key (there is no contact plane to take the set from); expected a "
-               "node set name");
-      }
-      if (const auto pp = pm.get("point_p"); pp && boolean(r, *pp)) {
-        if (marked) {
-          r.fail(*pp,
-                 "expected at most one probe with point_p: true, got a second one (the first is on "
-                 "line " +
-                     std::to_string(marked->line) + ")");
-        }
-        marked = *pp;
-        c.probe_p = p.name;
-      }
-      c.probes.push_back(p);
-    }
-  }
+  if (const auto x = m.get("contact")) c.contacts = contact_planes(r, *x, c.program);
+  if (const auto x = m.get("probes")) c.probes = probes(r, *x, c.contacts, c.probe_p);
   if (const auto x = m.get("solver")) c.solver = solver(r, *x);
   c.output = output(r, m.get("output"), folder, abs.stem());
   c.key_lines = r.key_lines();

@@ -89,7 +89,9 @@ Mesh quarter_of(const Mesh& whole) {
 
 }  // namespace
 
-Mesh generate_cylinder(const CylinderParams& p) {
+namespace {
+
+void check_cylinder_params(const CylinderParams& p) {
   const auto length = [](double v) {
     return std::isfinite(v) && v >= kMinCylinderLength && v <= kMaxCylinderLength;
   };
@@ -117,24 +119,55 @@ Mesh generate_cylinder(const CylinderParams& p) {
               std::to_string(p.core) + ", ring " + std::to_string(p.ring) + " and layers " +
               std::to_string(p.layers) + ", which make " + std::to_string(cylinder_node_count(p)) +
               " nodes ((layers + 1) ((core + 1)^2 + 4 core ring))");
+}
 
-  const int n = p.core;
-  const int m = p.ring;
-  const int n_layers = p.layers;
+/// The O-grid's cross-section: its node counts and the index of a node of
+/// a ring block.
+struct CrossSection {
+  int n = 0;         // core: elements along a side of the square
+  int m = 0;         // ring: radial elements of a ring block
+  int n_core = 0;    // nodes of the square's grid
+  int n_around = 0;  // nodes around one ring
+  int n_2d = 0;      // nodes of the cross-section
+
+  CrossSection(int core, int ring)
+      : n(core),
+        m(ring),
+        n_core((core + 1) * (core + 1)),
+        n_around(4 * core),
+        n_2d(n_core + ring * n_around) {}
+
+  /// Index of the node at radial position k (0 = the square) and
+  /// circumferential position j (0..n) of block b.
+  [[nodiscard]] int ring_node(int k, int b, int j) const {
+    if (k > 0) return n_core + (k - 1) * n_around + (b * n + j) % n_around;
+    switch (b) {  // the square's edge, in the core grid
+      case 0:
+        return j * (n + 1) + n;
+      case 1:
+        return n * (n + 1) + (n - j);
+      case 2:
+        return (n - j) * (n + 1);
+      default:
+        return j;
+    }
+  }
+};
+
+/// Cross-section nodes: the core grid, then ring after ring (k = 1..m), each
+/// ring counter-clockwise from the south-east diagonal.
+std::vector<Eigen::Vector2d> cross_section_nodes(const CylinderParams& p, const CrossSection& cs) {
+  const int n = cs.n;
+  const int m = cs.m;
   const double radius = p.radius;
   // Half-side of the central square: its corners lie on r = radius / 2.
   const double a = 0.5 * radius * std::numbers::sqrt2 / 2.0;
   const double diagonal = radius * std::numbers::sqrt2 / 2.0;  // cos 45 = sin 45, one value
-  const int n_core = (n + 1) * (n + 1);
-  const int n_around = 4 * n;
-  const int n_2d = n_core + m * n_around;
 
   // Equally spaced parameter in [-1, 1], exactly odd: t(n - j) == -t(j).
   const auto t = [n](int j) { return static_cast<double>(2 * j - n) / n; };
 
-  // Cross-section nodes: the core grid, then ring after ring (k = 1..m),
-  // each ring counter-clockwise from the south-east diagonal.
-  std::vector<Eigen::Vector2d> xy(n_2d);
+  std::vector<Eigen::Vector2d> xy(cs.n_2d);
   for (int jj = 0; jj <= n; ++jj) {
     for (int i = 0; i <= n; ++i) xy[jj * (n + 1) + i] = {a * t(i), a * t(jj)};
   }
@@ -163,29 +196,17 @@ Mesh generate_cylinder(const CylinderParams& p) {
       const double v_abs = (1.0 - s) * (a * at) + s * sv;
       const double v = tj < 0.0 ? -v_abs : v_abs;
       for (int b = 0; b < 4; ++b)
-        xy[n_core + (k - 1) * n_around + b * n + j] = quarter_turn(u, v, b);
+        xy[cs.n_core + (k - 1) * cs.n_around + b * n + j] = quarter_turn(u, v, b);
     }
   }
+  return xy;
+}
 
-  // Index of the node at radial position k (0 = the square) and
-  // circumferential position j (0..n) of block b.
-  const auto ring_node = [&](int k, int b, int j) {
-    if (k > 0) return n_core + (k - 1) * n_around + (b * n + j) % n_around;
-    switch (b) {  // the square's edge, in the core grid
-      case 0:
-        return j * (n + 1) + n;
-      case 1:
-        return n * (n + 1) + (n - j);
-      case 2:
-        return (n - j) * (n + 1);
-      default:
-        return j;
-    }
-  };
-
-  // Counter-clockwise quadrilaterals of the cross-section.
+/// Counter-clockwise quadrilaterals of the cross-section.
+std::vector<std::array<int, 4>> cross_section_quads(const CrossSection& cs) {
+  const int n = cs.n;
   std::vector<std::array<int, 4>> quads;
-  quads.reserve(static_cast<std::size_t>(n) * n + static_cast<std::size_t>(n_around) * m);
+  quads.reserve(static_cast<std::size_t>(n) * n + static_cast<std::size_t>(cs.n_around) * cs.m);
   for (int jj = 0; jj < n; ++jj) {
     for (int i = 0; i < n; ++i) {
       const int q = jj * (n + 1) + i;
@@ -193,14 +214,22 @@ Mesh generate_cylinder(const CylinderParams& p) {
     }
   }
   for (int b = 0; b < 4; ++b) {
-    for (int k = 0; k < m; ++k) {
+    for (int k = 0; k < cs.m; ++k) {
       for (int j = 0; j < n; ++j) {
-        quads.push_back({ring_node(k, b, j), ring_node(k + 1, b, j), ring_node(k + 1, b, j + 1),
-                         ring_node(k, b, j + 1)});
+        quads.push_back({cs.ring_node(k, b, j), cs.ring_node(k + 1, b, j),
+                         cs.ring_node(k + 1, b, j + 1), cs.ring_node(k, b, j + 1)});
       }
     }
   }
+  return quads;
+}
 
+/// The cross-section extruded along z in `layers` layers: nodes layer by
+/// layer, hexahedra bottom quadrilateral first.
+Mesh extrude(const CylinderParams& p, const std::vector<Eigen::Vector2d>& xy,
+             const std::vector<std::array<int, 4>>& quads) {
+  const int n_layers = p.layers;
+  const int n_2d = static_cast<int>(xy.size());
   Mesh mesh;
   mesh.nodes.reserve(static_cast<std::size_t>(n_2d) * (n_layers + 1));
   // Layer coordinate zeta = l / layers; z = height zeta^q graded toward the
@@ -224,20 +253,34 @@ Mesh generate_cylinder(const CylinderParams& p) {
           {lo + q[0], lo + q[1], lo + q[2], lo + q[3], hi + q[0], hi + q[1], hi + q[2], hi + q[3]});
     }
   }
+  return mesh;
+}
 
+/// The node sets `bottom`, `top` and `lateral` of the extruded O-grid.
+void add_cylinder_node_sets(Mesh& mesh, const CrossSection& cs, int n_layers) {
+  const int n_2d = cs.n_2d;
   std::vector<int> bottom(n_2d), top(n_2d), lateral;
   for (int i = 0; i < n_2d; ++i) {
     bottom[i] = i;
     top[i] = n_layers * n_2d + i;
   }
-  lateral.reserve(static_cast<std::size_t>(n_around) * (n_layers + 1));
+  lateral.reserve(static_cast<std::size_t>(cs.n_around) * (n_layers + 1));
   for (int l = 0; l <= n_layers; ++l) {
-    for (int c = 0; c < n_around; ++c)
-      lateral.push_back(l * n_2d + n_core + (m - 1) * n_around + c);
+    for (int c = 0; c < cs.n_around; ++c)
+      lateral.push_back(l * n_2d + cs.n_core + (cs.m - 1) * cs.n_around + c);
   }
   mesh.node_sets["bottom"] = std::move(bottom);
   mesh.node_sets["top"] = std::move(top);
   mesh.node_sets["lateral"] = std::move(lateral);
+}
+
+}  // namespace
+
+Mesh generate_cylinder(const CylinderParams& p) {
+  check_cylinder_params(p);
+  const CrossSection cs(p.core, p.ring);
+  Mesh mesh = extrude(p, cross_section_nodes(p, cs), cross_section_quads(cs));
+  add_cylinder_node_sets(mesh, cs, p.layers);
   if (p.sector == CylinderParams::Sector::quarter) return quarter_of(mesh);
   fill_tags(mesh);
   return mesh;
@@ -304,18 +347,10 @@ Mesh generate_box(Eigen::Vector3d lo, Eigen::Vector3d hi, int nx, int ny, int nz
   return mesh;
 }
 
-void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed) {
-  require(std::isfinite(amplitude) && amplitude >= 0.0,
-          "distort_interior_nodes: amplitude must be >= 0, got " + std::to_string(amplitude));
-  const int n = mesh.n_nodes();
-  std::vector<int> all(n);
-  for (int i = 0; i < n; ++i) all[i] = i;
-  std::vector<char> on_boundary(n, 0);
-  for (const auto& face : faces_on_node_set(mesh, all)) {
-    for (const int node : face) on_boundary[node] = 1;
-  }
+namespace {
 
-  // Shortest hexahedron edge at each node.
+/// The shortest hexahedron edge at each node.
+std::vector<double> shortest_edge_at_nodes(const Mesh& mesh) {
   constexpr std::array<std::array<int, 2>, 12> kEdges = {{{0, 1},
                                                           {1, 2},
                                                           {2, 3},
@@ -328,7 +363,7 @@ void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed) {
                                                           {1, 5},
                                                           {2, 6},
                                                           {3, 7}}};
-  std::vector<double> h(n, std::numeric_limits<double>::infinity());
+  std::vector<double> h(mesh.nodes.size(), std::numeric_limits<double>::infinity());
   for (const Hex8& hex : mesh.hexes) {
     for (const auto& edge : kEdges) {
       const double length = (mesh.nodes[hex[edge[0]]] - mesh.nodes[hex[edge[1]]]).norm();
@@ -336,6 +371,37 @@ void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed) {
       h[hex[edge[1]]] = std::min(h[hex[edge[1]]], length);
     }
   }
+  return h;
+}
+
+/// Corners and Gauss points of the reference cube, where a distorted
+/// hexahedron's Jacobian determinant must stay positive.
+std::vector<Eigen::Vector3d> jacobian_probes() {
+  std::vector<Eigen::Vector3d> probes;
+  const double g = 1.0 / std::sqrt(3.0);
+  for (const double scale : {1.0, g}) {
+    for (int c = 0; c < 8; ++c) {
+      probes.emplace_back(scale * ((c & 1) ? 1 : -1), scale * ((c & 2) ? 1 : -1),
+                          scale * ((c & 4) ? 1 : -1));
+    }
+  }
+  return probes;
+}
+
+}  // namespace
+
+void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed) {
+  require(std::isfinite(amplitude) && amplitude >= 0.0,
+          "distort_interior_nodes: amplitude must be >= 0, got " + std::to_string(amplitude));
+  const int n = mesh.n_nodes();
+  std::vector<int> all(n);
+  for (int i = 0; i < n; ++i) all[i] = i;
+  std::vector<char> on_boundary(n, 0);
+  for (const auto& face : faces_on_node_set(mesh, all)) {
+    for (const int node : face) on_boundary[node] = 1;
+  }
+
+  const std::vector<double> h = shortest_edge_at_nodes(mesh);
 
   // Offsets from the raw generator output (portable, unlike the distributions).
   std::mt19937 generator(seed);
@@ -350,15 +416,7 @@ void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed) {
     offset[i] = amplitude * h[i] * Eigen::Vector3d(x, y, z);
   }
 
-  // Corners and Gauss points of the reference cube.
-  std::vector<Eigen::Vector3d> probes;
-  const double g = 1.0 / std::sqrt(3.0);
-  for (const double scale : {1.0, g}) {
-    for (int c = 0; c < 8; ++c) {
-      probes.emplace_back(scale * ((c & 1) ? 1 : -1), scale * ((c & 2) ? 1 : -1),
-                          scale * ((c & 4) ? 1 : -1));
-    }
-  }
+  const std::vector<Eigen::Vector3d> probes = jacobian_probes();
   for (int attempt = 0; attempt < 80; ++attempt) {
     for (int i = 0; i < n; ++i) mesh.nodes[i] = original[i] + offset[i];
     bool valid = true;

@@ -1419,23 +1419,9 @@ class Parser {
 
   // ---------------------------------------------------------- the mesh --
 
-  Mesh assemble() {
-    if (!other_volume_.empty()) {
-      std::string others;
-      for (const auto& [type, count] : other_volume_) {
-        others += (others.empty() ? "" : ", ") + std::to_string(count) + " elements of type \"" +
-                  element_type(type)->name + "\"";
-      }
-      throw InputError(file_ + ": the volume mesh contains " + others +
-                       "; bipo accepts only 8-node hexahedra (\"Hexahedron 8\")");
-    }
-    if (hex_tag_.empty()) {
-      throw InputError(file_ + ": the mesh has no 8-node hexahedra (\"Hexahedron 8\"); bipo " +
-                       "needs a hexahedral volume mesh");
-    }
-
-    // Gmsh's order of the hexahedra: by volume entity tag, then file order
-    // (4.1) or element tag order (2.2).
+  /// Gmsh's order of the hexahedra: by volume entity tag, then file order
+  /// (4.1) or element tag order (2.2).
+  [[nodiscard]] std::vector<int> hex_order() const {
     std::vector<int> order(hex_tag_.size());
     for (std::size_t h = 0; h < order.size(); ++h) order[h] = static_cast<int>(h);
     const auto entity_tag = [&](int h) {
@@ -1455,20 +1441,23 @@ class Parser {
         std::sort(order.begin(), order.end(), by_entity_and_tag);
       }
     }
+    return order;
+  }
 
-    // The hexahedra's nodes, numbered compactly in increasing tag order.
-    std::vector<int> compact(node_tag_.size(), -1);
+  /// A mesh of the hexahedra's nodes, numbered compactly in increasing tag
+  /// order; `compact` maps file node indices to them (-1: in no hexahedron).
+  [[nodiscard]] Mesh nodes_in_tag_order(std::vector<int>& compact) const {
+    compact.assign(node_tag_.size(), -1);
     for (const int p : hex_nodes_) compact[static_cast<std::size_t>(p)] = 0;
     std::vector<int> used;
     for (std::size_t p = 0; p < compact.size(); ++p) {
       if (compact[p] == 0) used.push_back(static_cast<int>(p));
     }
-    if (!std::is_sorted(used.begin(), used.end(), [&](int a, int b) {
-          return node_tag_[static_cast<std::size_t>(a)] < node_tag_[static_cast<std::size_t>(b)];
-        })) {
-      std::sort(used.begin(), used.end(), [&](int a, int b) {
-        return node_tag_[static_cast<std::size_t>(a)] < node_tag_[static_cast<std::size_t>(b)];
-      });
+    const auto by_tag = [&](int a, int b) {
+      return node_tag_[static_cast<std::size_t>(a)] < node_tag_[static_cast<std::size_t>(b)];
+    };
+    if (!std::is_sorted(used.begin(), used.end(), by_tag)) {
+      std::sort(used.begin(), used.end(), by_tag);
     }
     Mesh mesh;
     mesh.nodes.reserve(used.size());
@@ -1479,6 +1468,27 @@ class Parser {
       mesh.nodes.emplace_back(node_xyz_[3 * p], node_xyz_[3 * p + 1], node_xyz_[3 * p + 2]);
       mesh.node_tags.push_back(node_tag_[p]);
     }
+    return mesh;
+  }
+
+  Mesh assemble() {
+    if (!other_volume_.empty()) {
+      std::string others;
+      for (const auto& [type, count] : other_volume_) {
+        others += (others.empty() ? "" : ", ") + std::to_string(count) + " elements of type \"" +
+                  element_type(type)->name + "\"";
+      }
+      throw InputError(file_ + ": the volume mesh contains " + others +
+                       "; bipo accepts only 8-node hexahedra (\"Hexahedron 8\")");
+    }
+    if (hex_tag_.empty()) {
+      throw InputError(file_ + ": the mesh has no 8-node hexahedra (\"Hexahedron 8\"); bipo " +
+                       "needs a hexahedral volume mesh");
+    }
+
+    const std::vector<int> order = hex_order();
+    std::vector<int> compact;
+    Mesh mesh = nodes_in_tag_order(compact);
     mesh.hexes.resize(order.size());
     mesh.hex_tags.resize(order.size());
     for (std::size_t e = 0; e < order.size(); ++e) {
@@ -1496,8 +1506,13 @@ class Parser {
 
   // Every physical group becomes a node set: the nodes of the elements of
   // its entities (Gmsh's getNodesForPhysicalGroup).
-  void node_sets(Mesh& mesh, const std::vector<int>& compact) const {
-    std::map<std::pair<int, int>, std::vector<std::size_t>> groups;  // (dim, tag) -> entities
+  using PhysicalGroups = std::map<std::pair<int, int>, std::vector<std::size_t>>;
+
+  /// The physical groups, (dim, tag) -> the entities in them. An entity in
+  /// many groups is copied into each: bounded, so that a small file cannot
+  /// ask for a huge output.
+  [[nodiscard]] PhysicalGroups physical_groups() const {
+    PhysicalGroups groups;
     std::size_t references = 0;
     for (std::size_t i = 0; i < entities_.size(); ++i) {
       const Entity& e = entities_[i];
@@ -1507,8 +1522,6 @@ class Parser {
       physicals.erase(std::unique(physicals.begin(), physicals.end()), physicals.end());
       for (const int p : physicals) groups[{e.dim, p}].push_back(i);
     }
-    // An entity in many groups is copied into each: bounded, so that a small
-    // file cannot ask for a huge output.
     std::size_t work = 0;
     for (const auto& [key, members] : groups) {
       for (const std::size_t i : members) {
@@ -1522,6 +1535,49 @@ class Parser {
                        " node references, more than 64 times the " + std::to_string(references) +
                        " of the elements: entities belong to too many physical groups");
     }
+    return groups;
+  }
+
+  /// The nodes of a group's entities as mesh indices (`list`, unsorted),
+  /// and those that belong to no hexahedron (`outside`, file indices).
+  void group_nodes(const std::vector<std::size_t>& members, const std::vector<int>& compact,
+                   std::vector<int>& list, std::vector<int>& outside) const {
+    list.clear();
+    outside.clear();
+    for (const std::size_t i : members) {
+      const Entity& e = entities_[i];
+      for (const int p : e.other_nodes) {
+        const int c = compact[static_cast<std::size_t>(p)];
+        if (c >= 0) {
+          list.push_back(c);
+        } else {
+          outside.push_back(p);
+        }
+      }
+      for (const int h : e.hexes) {
+        for (std::size_t a = 0; a < 8; ++a) {
+          list.push_back(
+              compact[static_cast<std::size_t>(hex_nodes_[8 * static_cast<std::size_t>(h) + a])]);
+        }
+      }
+    }
+  }
+
+  [[noreturn]] void throw_nodes_outside(const std::string& set_name, int dim, int tag,
+                                        const std::vector<int>& outside) const {
+    std::vector<std::size_t> tags;
+    tags.reserve(outside.size());
+    for (const int p : outside) tags.push_back(node_tag_[static_cast<std::size_t>(p)]);
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    throw InputError(
+        file_ + ": physical group '" + set_name + "' (dimension " + std::to_string(dim) + ", tag " +
+        std::to_string(tag) + ") has " + std::to_string(tags.size()) +
+        " nodes that belong to no hexahedron (first: node " + std::to_string(tags.front()) + ")");
+  }
+
+  void node_sets(Mesh& mesh, const std::vector<int>& compact) const {
+    const PhysicalGroups groups = physical_groups();
     const std::size_t n = mesh.nodes.size();
     std::vector<char> mark;
     std::vector<int> outside, list;
@@ -1533,37 +1589,8 @@ class Parser {
           named != names_.end() && !named->second.empty()
               ? named->second
               : "physical_" + std::to_string(dim) + "_" + std::to_string(tag);
-      list.clear();
-      outside.clear();
-      for (const std::size_t i : members) {
-        const Entity& e = entities_[i];
-        for (const int p : e.other_nodes) {
-          const int c = compact[static_cast<std::size_t>(p)];
-          if (c >= 0) {
-            list.push_back(c);
-          } else {
-            outside.push_back(p);
-          }
-        }
-        for (const int h : e.hexes) {
-          for (std::size_t a = 0; a < 8; ++a) {
-            list.push_back(
-                compact[static_cast<std::size_t>(hex_nodes_[8 * static_cast<std::size_t>(h) + a])]);
-          }
-        }
-      }
-      if (!outside.empty()) {
-        std::vector<std::size_t> tags;
-        tags.reserve(outside.size());
-        for (const int p : outside) tags.push_back(node_tag_[static_cast<std::size_t>(p)]);
-        std::sort(tags.begin(), tags.end());
-        tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
-        throw InputError(file_ + ": physical group '" + set_name + "' (dimension " +
-                         std::to_string(dim) + ", tag " + std::to_string(tag) + ") has " +
-                         std::to_string(tags.size()) +
-                         " nodes that belong to no hexahedron (first: node " +
-                         std::to_string(tags.front()) + ")");
-      }
+      group_nodes(members, compact, list, outside);
+      if (!outside.empty()) throw_nodes_outside(set_name, dim, tag, outside);
       const auto [it, inserted] = mesh.node_sets.try_emplace(set_name);
       if (inserted) {
         sort_unique(list, n, mark);
