@@ -1,7 +1,8 @@
 // Owns what `bipo run` and `bipo check` do with a case: build or read the
-// mesh, validate the case against it, run the analysis, and write every
-// result file (VTK series, history and probe CSVs, per-cycle CSV, summary
-// JSON; see docs/outputs.md). Output files are complete or absent.
+// mesh, validate the case against it, schedule the cases (one after the
+// other or at once, sharing set-ups), run each analysis and hand a snapshot
+// of every converged step to its result writer (io/result_writer.hpp), and
+// the progress lines.
 #pragma once
 
 #include <filesystem>

@@ -1,0 +1,139 @@
+#include "io/contact_face_outputs.hpp"
+
+#include <Eigen/Geometry>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "mesh/quality.hpp"
+
+namespace bipo {
+
+ContactSurface contact_surface(const RunDescription& run) {
+  const Mesh& mesh = run.mesh;
+  ContactSurface s;
+  s.local_of_node.assign(mesh.nodes.size(), -1);
+  const auto& nodes = run.contact_mesh_nodes;
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) s.local_of_node[nodes[i]] = i;
+  s.area.assign(nodes.size(), 0.0);
+  for (const auto& cp : run.case_description.contacts)
+    for (const auto& face : faces_on_node_set(mesh, mesh.node_set(cp.set))) {
+      std::array<int, 4> q{};
+      for (int a = 0; a < 4; ++a) q[a] = s.local_of_node[face[a]];
+      const Eigen::Vector3d& x0 = mesh.nodes[face[0]];
+      const Eigen::Vector3d& x1 = mesh.nodes[face[1]];
+      const Eigen::Vector3d& x2 = mesh.nodes[face[2]];
+      const Eigen::Vector3d& x3 = mesh.nodes[face[3]];
+      const double area = 0.5 * (x2 - x0).cross(x3 - x1).norm();
+      for (int a = 0; a < 4; ++a) s.area[q[a]] += 0.25 * area;
+      s.quads.push_back(q);
+    }
+  return s;
+}
+
+SegmentEnd segment_end(const StepSnapshot& snapshot, int step_number,
+                       const ContactSurface& surface) {
+  const auto& states = snapshot.contact_states;
+  SegmentEnd end{snapshot.step.position, step_number, 0, 0, 0, 0.0, 0.0, 0.0};
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    switch (states[i].state) {
+      case ContactState::open:
+        ++end.n_open;
+        end.area_open += surface.area[i];
+        break;
+      case ContactState::stick:
+        ++end.n_stick;
+        end.area_stick += surface.area[i];
+        break;
+      case ContactState::slip:
+        ++end.n_slip;
+        end.area_slip += surface.area[i];
+        break;
+    }
+  }
+  return end;
+}
+
+std::string cycles_csv(const std::map<int, CycleRecord>& cycles) {
+  std::ostringstream out;
+  out << std::setprecision(17);
+  out << "cycle,dissipation,hysteresis_area_P,"
+         "step_end_loading,n_open_end_loading,n_stick_end_loading,n_slip_end_loading,"
+         "area_open_end_loading,area_stick_end_loading,area_slip_end_loading,"
+         "step_end_unloading,n_open_end_unloading,n_stick_end_unloading,n_slip_end_unloading,"
+         "area_open_end_unloading,area_stick_end_unloading,area_slip_end_unloading\n";
+  for (const auto& [cycle, r] : cycles) {
+    // Area enclosed by the (radial slip of P, applied force) path of the
+    // cycle, closed back to its start: the shoelace formula.
+    double area = 0.0;
+    for (std::size_t j = 0; j < r.loop.size(); ++j) {
+      const auto& a = r.loop[j];
+      const auto& b = r.loop[(j + 1) % r.loop.size()];
+      area += a.first * b.second - b.first * a.second;
+    }
+    out << cycle << ',' << r.dissipation << ',' << 0.5 * std::abs(area);
+    for (const SegmentEnd* e : {&r.end_loading, &r.end_unloading})
+      out << ',' << e->step << ',' << e->n_open << ',' << e->n_stick << ',' << e->n_slip << ','
+          << e->area_open << ',' << e->area_stick << ',' << e->area_slip;
+    out << '\n';
+  }
+  return out.str();
+}
+
+std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snapshot,
+                            const ContactSurface& surface,
+                            const std::vector<double>& cycle_dissipation) {
+  const auto& states = snapshot.contact_states;
+  const auto& nodes = run.contact_mesh_nodes;
+  std::string out =
+      "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
+      "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
+      "dissipation_cycle,dissipation_accumulated,area\n";
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const ContactNodeState& s = states[i];
+    const Eigen::Vector3d& x = run.mesh.nodes[nodes[i]];
+    const Eigen::Vector3d& a = snapshot.accumulated_slip[i];
+    out += std::to_string(nodes[i]);
+    for (const double value :
+         {x.x(), x.y(), x.z(), static_cast<double>(s.state), s.f, s.r(0), s.r(1), s.r(2), s.gap,
+          s.slip.x(), s.slip.y(), a.x(), a.y(), a.z(), snapshot.accumulated_slip_length[i],
+          cycle_dissipation[i], snapshot.accumulated_dissipation[i], surface.area[i]}) {
+      out += ',';
+      append_number(out, value);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
+                                             const std::vector<double>& cycle_dissipation) {
+  const auto& states = snapshot.contact_states;
+  const std::size_t m = states.size();
+  PointField rn{"contact_rn", 1, {}}, rt{"contact_rt", 3, {}}, f{"contact_f", 1, {}},
+      state{"contact_state", 1, {}}, gap{"contact_gap", 1, {}}, slip{"slip_increment", 3, {}},
+      acc{"accumulated_slip", 3, {}}, acc_len{"accumulated_slip_length", 1, {}},
+      diss{"dissipation_increment", 1, {}}, diss_acc{"dissipation_accumulated", 1, {}},
+      diss_cycle{"dissipation_cycle", 1, {}}, cert{"law_certificate_G", 1, {}};
+  for (std::size_t i = 0; i < m; ++i) {
+    const ContactNodeState& s = states[i];
+    const Eigen::Vector3d& r_t = snapshot.friction_force[i];
+    const Eigen::Vector3d& du = snapshot.slip_increment[i];
+    const Eigen::Vector3d& a = snapshot.accumulated_slip[i];
+    rn.values.push_back(s.r(0));
+    rt.values.insert(rt.values.end(), {r_t.x(), r_t.y(), r_t.z()});
+    f.values.push_back(s.f);
+    state.values.push_back(static_cast<double>(s.state));
+    gap.values.push_back(s.gap);
+    slip.values.insert(slip.values.end(), {du.x(), du.y(), du.z()});
+    acc.values.insert(acc.values.end(), {a.x(), a.y(), a.z()});
+    acc_len.values.push_back(snapshot.accumulated_slip_length[i]);
+    diss.values.push_back(s.dissipation);
+    diss_acc.values.push_back(snapshot.accumulated_dissipation[i]);
+    diss_cycle.values.push_back(cycle_dissipation[i]);
+    cert.values.push_back(s.certificate);
+  }
+  return {rn, rt, f, state, gap, slip, acc, acc_len, diss, diss_acc, diss_cycle, cert};
+}
+
+}  // namespace bipo

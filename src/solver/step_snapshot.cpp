@@ -1,0 +1,78 @@
+#include "solver/step_snapshot.hpp"
+
+namespace bipo {
+
+namespace {
+
+/// The contact node of `probe` and its radial direction; contact_index -1
+/// if the probe's set (by default the first contact plane's) is not the set
+/// of any contact plane. Of equally near nodes, the first.
+ProbeSite probe_site(const Analysis& analysis, const Probe& probe) {
+  const Case& c = analysis.case_description();
+  const NodeToPlaneContact& contact = analysis.contact();
+  const auto& nodes = analysis.contact_mesh_nodes();
+  const std::string set = probe.set.empty() && !c.contacts.empty() ? c.contacts[0].set : probe.set;
+  int best = -1;
+  double best_distance = 0.0;
+  for (int pi = 0; pi < static_cast<int>(c.contacts.size()); ++pi) {
+    if (c.contacts[pi].set != set) continue;
+    for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+      if (contact.nodes()[i].plane != pi) continue;
+      const double d = (analysis.mesh().nodes[nodes[i]] - probe.point).norm();
+      if (best < 0 || d < best_distance) best = i, best_distance = d;
+    }
+  }
+  ProbeSite site{probe.name, best, Eigen::Vector3d::UnitX()};
+  if (best < 0) return site;
+  const ContactNode& node = contact.nodes()[best];
+  const RigidPlane& plane = contact.planes()[node.plane];
+  Eigen::Vector3d in_plane = node.position - plane.point;
+  in_plane -= in_plane.dot(plane.normal) * plane.normal;
+  site.radial = in_plane.norm() > 1e-12 ? Eigen::Vector3d(in_plane.normalized()) : plane.t1;
+  return site;
+}
+
+}  // namespace
+
+RunDescription describe_run(const Analysis& analysis) {
+  RunDescription run{analysis.case_description(),
+                     analysis.mesh(),
+                     analysis.elasticity(),
+                     analysis.contact_mesh_nodes(),
+                     {},
+                     analysis.n_held_contact_components(),
+                     analysis.n_dofs(),
+                     analysis.n_free(),
+                     analysis.factor_nonzeros(),
+                     analysis.blas_threads(),
+                     analysis.shares_setup(),
+                     analysis.certificate_acceptance(),
+                     analysis.position(),
+                     analysis.timings()};
+  for (const Probe& probe : analysis.case_description().probes)
+    run.probes.push_back(probe_site(analysis, probe));
+  return run;
+}
+
+StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
+  StepSnapshot snapshot{step,
+                        analysis.displacement(),
+                        analysis.contact_states(),
+                        analysis.accumulated_slip(),
+                        analysis.accumulated_slip_length(),
+                        analysis.accumulated_dissipation(),
+                        {},
+                        {}};
+  const auto& states = analysis.contact_states();
+  snapshot.friction_force.reserve(states.size());
+  snapshot.slip_increment.reserve(states.size());
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    // Rows t1, t2 of the node's frame: local tangential to global.
+    const Eigen::Matrix3d& frame = analysis.contact().frame(static_cast<int>(i));
+    snapshot.friction_force.emplace_back(frame.bottomRows<2>().transpose() * states[i].r.tail<2>());
+    snapshot.slip_increment.emplace_back(frame.bottomRows<2>().transpose() * states[i].slip);
+  }
+  return snapshot;
+}
+
+}  // namespace bipo

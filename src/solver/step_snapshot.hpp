@@ -1,0 +1,72 @@
+// Owns what an analysis hands to the result writers: a plain description of
+// the run, taken once after set-up (RunDescription), and a snapshot of each
+// converged step (StepSnapshot). The writers (io/result_writer) read only
+// these, never the Analysis; this file is the one place that reads the
+// analysis for them, including the rotation of local contact vectors to
+// global axes.
+#pragma once
+
+#include <Eigen/Core>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fem/elasticity.hpp"
+#include "mesh/mesh.hpp"
+#include "model/case.hpp"
+#include "solver/analysis.hpp"
+
+namespace bipo {
+
+/// A probe of the case placed on the contact face: the contact node nearest
+/// its point on the planes of its set, and the unit in-plane direction from
+/// the plane's point to that node (the plane's t1 at the point itself).
+struct ProbeSite {
+  std::string name;
+  int contact_index = -1;  ///< -1: its set is not the node set of any contact plane
+  Eigen::Vector3d radial = Eigen::Vector3d::UnitX();
+};
+
+/// What the result writers need to know of a run before its first step.
+/// Holds references to the analysis' case and mesh: valid while the
+/// analysis lives.
+struct RunDescription {
+  const Case& case_description;
+  const Mesh& mesh;
+  Matrix6d elasticity;                  ///< for the stresses of the VTK output
+  std::vector<int> contact_mesh_nodes;  ///< mesh node of each contact node
+  std::vector<ProbeSite> probes;        ///< one per probe of the case, in its order
+  int n_held_contact_components = 0;    ///< held at zero by a symmetry condition
+  int n_dofs = 0, n_free = 0;
+  double factor_nonzeros = 0.0;
+  std::string blas_threads;             ///< the BLAS threads in effect, as text
+  bool setup_shared = false;            ///< set-up taken from another case's analysis
+  double certificate_acceptance = 0.0;  ///< see Analysis::certificate_acceptance
+  double start_position = 0.0;          ///< program position before the first step
+  SetupTimings timings;
+};
+
+/// What one converged step gives the result writers. The views point into
+/// the analysis (and `step`) it was taken from: valid until the analysis
+/// advances again, that is for the step observer's call.
+struct StepSnapshot {
+  const StepResult& step;
+  const Eigen::VectorXd& displacement;  ///< 3 per mesh node
+  /// Per contact node, in the order of RunDescription::contact_mesh_nodes.
+  std::span<const ContactNodeState> contact_states;   ///< local frame (n, t1, t2)
+  std::span<const Eigen::Vector3d> accumulated_slip;  ///< global components
+  std::span<const double> accumulated_slip_length;
+  std::span<const double> accumulated_dissipation;
+  /// The tangential reaction r_t and the slip increment du_t of each contact
+  /// node in global components (owned by the snapshot).
+  std::vector<Eigen::Vector3d> friction_force, slip_increment;
+};
+
+/// The description of `analysis`'s run, taken after its set-up.
+[[nodiscard]] RunDescription describe_run(const Analysis& analysis);
+
+/// The snapshot of the step `analysis` has just converged, `step`.
+[[nodiscard]] StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step);
+
+}  // namespace bipo
