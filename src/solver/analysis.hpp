@@ -1,10 +1,13 @@
 // Owns one quasi-static analysis (SPEC.md sections 1-3): the partitioned
 // stiffness factorized once, the contact module with its Delassus operator,
-// and the converged state. advance_to() solves one increment: the free motion
-// (a combination of the load patterns' motions, solved once), the contact law
-// on the condensed problem (NodeToPlaneContact::solve), a recovery solve, and
+// and the converged state. The set-up validates and partitions, finds the
+// contact nodes, assembles, factorizes and condenses (or shares another
+// analysis' set-up) and solves the load patterns' free motions once.
+// advance_to() solves one increment: the loads and free motion, the contact
+// law on the condensed problem (NodeToPlaneContact::solve), a recovery solve,
 // independent checks of equilibrium and of the law certificate G on the
-// recovered displacements.
+// recovered displacements, and the commit. What belongs to the application
+// (set-up sharing between cases, the BLAS threads) comes in SetupChoices.
 #pragma once
 
 #include <Eigen/Core>
@@ -61,10 +64,10 @@ struct SetupTimings {
 
 class Analysis;
 
-/// What the application decides for an analysis (app/run.cpp), asked by the
-/// constructor once the case is checked against the mesh, the dofs are
-/// partitioned and the contact nodes are known, and before any assembly
-/// (both depend on those, both affect the assembly and factorization).
+/// What the application decides for an analysis (app/run.cpp). The
+/// constructor asks once the case is checked against the mesh, the dofs are
+/// partitioned and the contact nodes are known (what a donor must match; the
+/// number of unknowns), before any assembly or factorization.
 struct SetupChoices {
   /// An analysis whose set-up (stiffness, factorization, condensed
   /// operators) to share: one for which `being_set_up.can_share_setup_with`
