@@ -79,6 +79,18 @@ class CaseLog {
 
 }  // namespace
 
+namespace {
+
+/// The BLAS threads of one case run alone: its solver.blas_threads, or auto
+/// for its number of unknowns.
+std::function<std::string(int)> case_blas_threads(const Case& c) {
+  return [requested = c.solver.blas_threads](int n_free) {
+    return apply_blas_threads(blas_threads_for(requested, n_free));
+  };
+}
+
+}  // namespace
+
 Mesh load_mesh(const Case& c) {
   if (c.mesh.file) return read_msh(*c.mesh.file);
   return generate_cylinder(*c.mesh.cylinder);
@@ -89,7 +101,7 @@ void check_case(const Case& c, std::ostream& log) {
   // Validation against the mesh happens in the Analysis constructor; the
   // factorization it also does costs about one increment and proves that the
   // conditions remove every rigid-body motion.
-  const Analysis analysis(c, mesh);
+  const Analysis analysis(c, mesh, nullptr, {nullptr, case_blas_threads(c)});
   log << c.source.string() << ": OK: " << mesh.n_nodes() << " nodes, " << mesh.n_hexes()
       << " hexahedra, " << analysis.n_free() << " free dofs, "
       << analysis.contact_mesh_nodes().size() << " contact nodes, " << c.program.n_increments()
@@ -148,11 +160,20 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
                  CaseLog& log) {
   const auto start = std::chrono::steady_clock::now();
   const SharedSetups::Claim claim = shared.claim();
-  std::vector<const Analysis*> donors;
-  for (const auto& donor : claim.donors) donors.push_back(donor.get());
+  SetupChoices choices;
+  // The first set-up offered that fits this case's body, supports and contact nodes.
+  choices.setup_donor = [&](const Analysis& being_set_up) -> const Analysis* {
+    for (const auto& donor : claim.donors)
+      if (being_set_up.can_share_setup_with(*donor)) return donor.get();
+    return nullptr;
+  };
+  if (blas_threads)
+    choices.blas_threads = [&](int) { return *blas_threads; };
+  else
+    choices.blas_threads = case_blas_threads(c);
   std::shared_ptr<Analysis> created;
   try {
-    created = std::make_shared<Analysis>(c, mesh, nullptr, donors, blas_threads);
+    created = std::make_shared<Analysis>(c, mesh, nullptr, choices);
   } catch (...) {
     shared.abandon(claim);
     throw;

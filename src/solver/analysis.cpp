@@ -1,13 +1,13 @@
 #include "solver/analysis.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <numeric>
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "solver/blas_threads.hpp"
 
 namespace bipo {
 
@@ -30,6 +30,12 @@ bool same_program(const std::optional<LoadProgram>& a, const std::optional<LoadP
 
 const char* component_name(int c) {
   return c == 0 ? "x" : (c == 1 ? "y" : "z");
+}
+
+std::vector<double> rho_overrides(const Case& c) {
+  std::vector<double> rho_override;
+  for (const auto& cp : c.contacts) rho_override.push_back(cp.rho.value_or(0.0));
+  return rho_override;
 }
 
 /// A plane's normal must point into the body (SPEC 2). The body near a
@@ -76,15 +82,68 @@ void check_normals_point_into_body(const Case& c, const Mesh& mesh,
 
 }  // namespace
 
-Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver,
-                   const std::vector<const Analysis*>& same_body,
-                   std::optional<std::string> blas_threads_set_by_caller)
-    : case_(c), mesh_(mesh), solver_(std::move(solver)) {
-  const int n_dofs = 3 * mesh_.n_nodes();
+/// The prescribed dofs, and the (condition index, component) that sets each.
+struct Analysis::PrescribedDofs {
+  std::vector<bool> prescribed;
+  std::vector<std::pair<int, int>> source;
+};
 
-  // --- Dirichlet conditions: which dofs, set by which condition -----------
-  std::vector<bool> prescribed(n_dofs, false);
-  std::vector<std::pair<int, int>> source(n_dofs, {-1, -1});
+/// The state of an increment between its steps (advance_to).
+struct Analysis::Increment {
+  StepResult result;
+  Eigen::VectorXd u_p, f_ext;  // prescribed values, external forces
+  Eigen::MatrixXd b, x;        // the free-dof load (one column), its solution
+  Eigen::VectorXd q;           // contact kinematics of the free motion
+  double step_factor = 0.0;    // main load factor change of the increment
+  Eigen::VectorXd r;           // the reactions (local frames)
+  double motion_scale = 0.0;
+  Eigen::VectorXd forces;  // C^T r at the contact nodes, global components
+  Eigen::VectorXd u;       // the recovered displacements
+  Eigen::VectorXd u_contact;
+  std::vector<ContactNodeState> states;
+  std::chrono::steady_clock::time_point recovery_start;
+};
+
+// The set-up: the case checked against the mesh, the dofs partitioned, the
+// contact nodes found; what the application decides (SetupChoices); then the
+// stiffness assembled, factorized and condensed, or a donor's shared; the
+// load patterns and their free motions; the state at rest.
+Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver,
+                   const SetupChoices& choices)
+    : case_(c), mesh_(mesh), solver_(std::move(solver)) {
+  const PrescribedDofs dofs = validate_and_partition();
+  set_up_contact_nodes(dofs);
+  blas_threads_ = choices.blas_threads ? choices.blas_threads(partition_->n_free()) : "not set";
+  const Analysis* donor = choices.setup_donor ? choices.setup_donor(*this) : nullptr;
+  const std::vector<double> rho_override = rho_overrides(case_);
+  if (donor != nullptr) {
+    share_setup_from(*donor, rho_override);
+  } else {
+    assemble_and_split_stiffness();
+    condense_contact_operators(rho_override);
+  }
+  measure_stiffness_norm();
+  set_up_load_patterns();
+  start_at_rest();
+}
+
+Analysis::PrescribedDofs Analysis::validate_and_partition() {
+  PrescribedDofs dofs = prescribed_by_conditions();
+  check_load_sets();
+  partition_ = std::make_unique<DofPartition>(dofs.prescribed);
+  record_condition_dofs(dofs);
+  assert(partition_->n_dofs() == 3 * mesh_.n_nodes());
+  return dofs;
+}
+
+/// Dirichlet conditions: which dofs, set by which condition; two conditions
+/// may set a dof only to the same value with the same program.
+Analysis::PrescribedDofs Analysis::prescribed_by_conditions() const {
+  const int n_dofs = 3 * mesh_.n_nodes();
+  PrescribedDofs dofs{std::vector<bool>(n_dofs, false),
+                      std::vector<std::pair<int, int>>(n_dofs, {-1, -1})};
+  std::vector<bool>& prescribed = dofs.prescribed;
+  std::vector<std::pair<int, int>>& source = dofs.source;
   for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci) {
     const DirichletCondition& bc = case_.dirichlet[ci];
     const std::vector<int>* nodes = nullptr;
@@ -113,6 +172,10 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
         source[dof] = {ci, comp};
       }
   }
+  return dofs;
+}
+
+void Analysis::check_load_sets() const {
   for (std::size_t li = 0; li < case_.loads.size(); ++li) {
     try {
       (void)mesh_.node_set(case_.loads[li].set);
@@ -120,7 +183,10 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       throw InputError(located(case_, "loads[" + std::to_string(li) + "].set") + e.what());
     }
   }
-  partition_ = std::make_unique<DofPartition>(prescribed);
+}
+
+void Analysis::record_condition_dofs(const PrescribedDofs& dofs) {
+  const std::vector<std::pair<int, int>>& source = dofs.source;
   prescribed_source_.resize(partition_->n_prescribed());
   condition_dofs_.assign(case_.dirichlet.size(), {});
   for (int p = 0; p < partition_->n_prescribed(); ++p) {
@@ -133,8 +199,11 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       for (int comp = 0; comp < 3; ++comp)
         if (bc.value[comp]) condition_dofs_[ci].push_back(3 * node + comp);
   }
+}
 
-  // --- contact nodes ---------------------------------------------------------
+/// The contact nodes of each plane, with their frames; a node touches one
+/// plane, its plane's normal points into the body.
+void Analysis::set_up_contact_nodes(const PrescribedDofs& dofs) {
   std::vector<RigidPlane> planes;
   std::vector<ContactNode> contact_nodes;
   std::vector<int> plane_of_node(mesh_.nodes.size(), -1);
@@ -162,24 +231,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
                          case_.contacts[plane_of_node[node]].name + "' of contact[" +
                          std::to_string(plane_of_node[node]) + "] and '" + cp.name +
                          "'); a node may touch one plane only");
-      // A contact node may have one tangential component held at zero (a
-      // symmetry plane through the contact face): the component must be
-      // along t1 or t2, so that the local frame separates it. Anything else
-      // prescribed would fight the contact law.
-      for (int comp = 0; comp < 3; ++comp) {
-        if (!prescribed[3 * node + comp]) continue;
-        const int ci = source[3 * node + comp].first;
-        const DirichletCondition& bc = case_.dirichlet[ci];
-        const bool along_tangent = std::abs(std::abs(frame(1, comp)) - 1.0) <= 1e-12 ||
-                                   std::abs(std::abs(frame(2, comp)) - 1.0) <= 1e-12;
-        if (!along_tangent || *bc.value[comp] != 0.0)
-          throw InputError(located(case_, "boundary_conditions[" + std::to_string(ci) + "].set") +
-                           "node " + std::to_string(mesh_.node_tags[node]) + " of contact set '" +
-                           cp.set + "' (contact[" + std::to_string(pi) + "]) has u" +
-                           component_name(comp) + " prescribed by the condition on set '" + bc.set +
-                           "'; on a contact node only a component along t1 or t2 of its plane "
-                           "may be prescribed, and only to 0 (a symmetry plane)");
-      }
+      check_contact_node_supports(pi, node, frame, dofs);
       plane_of_node[node] = pi;
       contact_nodes.push_back({pi, mesh_.nodes[node]});
       contact_mesh_nodes_.push_back(node);
@@ -187,103 +239,127 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   }
   check_normals_point_into_body(case_, mesh_, plane_of_node);
   contact_ = std::make_unique<NodeToPlaneContact>(std::move(planes), std::move(contact_nodes));
-  const int m = contact_->n_nodes();
   // -1 for a tangential component held at zero (see above).
   for (int node : contact_mesh_nodes_)
     for (int comp = 0; comp < 3; ++comp)
       contact_free_dofs_.push_back(partition_->free_index(3 * node + comp));
+  assert(static_cast<int>(contact_mesh_nodes_.size()) == contact_->n_nodes() &&
+         contact_free_dofs_.size() == 3 * contact_mesh_nodes_.size());
+}
 
-  blas_threads_ =
-      blas_threads_set_by_caller
-          ? std::move(*blas_threads_set_by_caller)
-          : apply_blas_threads(blas_threads_for(case_.solver.blas_threads, partition_->n_free()));
+void Analysis::check_contact_node_supports(int pi, int node, const Eigen::Matrix3d& frame,
+                                           const PrescribedDofs& dofs) const {
+  const std::vector<bool>& prescribed = dofs.prescribed;
+  const std::vector<std::pair<int, int>>& source = dofs.source;
+  const ContactPlane& cp = case_.contacts[pi];
+  // A contact node may have one tangential component held at zero (a
+  // symmetry plane through the contact face): the component must be
+  // along t1 or t2, so that the local frame separates it. Anything else
+  // prescribed would fight the contact law.
+  for (int comp = 0; comp < 3; ++comp) {
+    if (!prescribed[3 * node + comp]) continue;
+    const int ci = source[3 * node + comp].first;
+    const DirichletCondition& bc = case_.dirichlet[ci];
+    const bool along_tangent = std::abs(std::abs(frame(1, comp)) - 1.0) <= 1e-12 ||
+                               std::abs(std::abs(frame(2, comp)) - 1.0) <= 1e-12;
+    if (!along_tangent || *bc.value[comp] != 0.0)
+      throw InputError(located(case_, "boundary_conditions[" + std::to_string(ci) + "].set") +
+                       "node " + std::to_string(mesh_.node_tags[node]) + " of contact set '" +
+                       cp.set + "' (contact[" + std::to_string(pi) + "]) has u" +
+                       component_name(comp) + " prescribed by the condition on set '" + bc.set +
+                       "'; on a contact node only a component along t1 or t2 of its plane "
+                       "may be prescribed, and only to 0 (a symmetry plane)");
+  }
+}
 
-  std::vector<double> rho_override;
-  for (const auto& cp : case_.contacts) rho_override.push_back(cp.rho.value_or(0.0));
-  const Analysis* donor_found = nullptr;
-  for (const Analysis* candidate : same_body)
-    if (candidate != nullptr && can_share_setup_with(*candidate)) {
-      donor_found = candidate;
-      break;
+void Analysis::share_setup_from(const Analysis& donor, const std::vector<double>& rho_override) {
+  assert(can_share_setup_with(donor));
+  // The same body, supports and contact nodes: the stiffness, its
+  // factorization and the condensed operators are those of the donor.
+  shares_setup_ = true;
+  setup_donor_case_ = donor.case_.source;
+  d_ = donor.d_;
+  k_ = donor.k_;
+  k_ff_ = donor.k_ff_;
+  k_fp_ = donor.k_fp_;
+  solver_ = donor.solver_;
+  contact_->set_condensed_operators(donor.contact_->condensed_stiffness(),
+                                    donor.contact_->delassus(), rho_override);
+}
+
+/// The stiffness, once (SPEC 1).
+void Analysis::assemble_and_split_stiffness() {
+  if (!solver_) solver_ = make_cholmod_solver();
+  auto start = std::chrono::steady_clock::now();
+  d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
+  k_ = assemble_stiffness(mesh_, d_);
+  partition_->split(k_, k_ff_, k_fp_);
+  timings_.assembly = seconds_since(start);
+}
+
+/// The factorization of K_ff and the condensed operators of the contact
+/// problem (S, and W from it) in the nodes' local frames.
+void Analysis::condense_contact_operators(const std::vector<double>& rho_override) {
+  const int m = contact_->n_nodes();
+  // One factorization, which also condenses K onto the contact dofs: S_xyz
+  // is the stiffness the body offers at the contact nodes (SPEC 3.3).
+  auto start = std::chrono::steady_clock::now();
+  // The free contact dofs, and where each sits among the 3m (a held one
+  // is not a free dof).
+  std::vector<int> condensed_dofs, condensed_rows;
+  for (int j = 0; j < 3 * m; ++j)
+    if (contact_free_dofs_[j] >= 0) {
+      condensed_dofs.push_back(contact_free_dofs_[j]);
+      condensed_rows.push_back(j);
     }
-  if (donor_found != nullptr) {
-    // The same body, supports and contact nodes: the stiffness, its
-    // factorization and the condensed operators are those of the donor.
-    const Analysis& donor = *donor_found;
-    shares_setup_ = true;
-    setup_donor_case_ = donor.case_.source;
-    d_ = donor.d_;
-    k_ = donor.k_;
-    k_ff_ = donor.k_ff_;
-    k_fp_ = donor.k_fp_;
-    solver_ = donor.solver_;
-    contact_->set_condensed_operators(donor.contact_->condensed_stiffness(),
-                                      donor.contact_->delassus(), rho_override);
-  } else {
-    if (!solver_) solver_ = make_cholmod_solver();
-    // --- stiffness, once (SPEC 1) ---------------------------------------------
-    auto start = std::chrono::steady_clock::now();
-    d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
-    k_ = assemble_stiffness(mesh_, d_);
-    partition_->split(k_, k_ff_, k_fp_);
-    timings_.assembly = seconds_since(start);
-
-    // One factorization, which also condenses K onto the contact dofs: S_xyz
-    // is the stiffness the body offers at the contact nodes (SPEC 3.3).
-    start = std::chrono::steady_clock::now();
-    // The free contact dofs, and where each sits among the 3m (a held one
-    // is not a free dof).
-    std::vector<int> condensed_dofs, condensed_rows;
-    for (int j = 0; j < 3 * m; ++j)
-      if (contact_free_dofs_[j] >= 0) {
-        condensed_dofs.push_back(contact_free_dofs_[j]);
-        condensed_rows.push_back(j);
-      }
-    Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, condensed_dofs);
-    timings_.factorization = seconds_since(start);
-    if (static_cast<int>(condensed_dofs.size()) < 3 * m) {
-      // A held component gets a decoupled stiffness of the size of the
-      // node's other diagonal entries: it keeps S SPD and the automatic rho
-      // of the node sane. Then v = q + W r along it is v = r / S_held with
-      // q = 0, and the law, symmetric under the reflection that flips t1 (or
-      // t2), gives r = 0 there: no friction force along a held direction, as
-      // the mirror image of a symmetric solution has on its symmetry plane.
-      const Eigen::MatrixXd s_free = std::move(s_xyz);
-      s_xyz.setZero(3 * m, 3 * m);
-      s_xyz(condensed_rows, condensed_rows) = s_free;
-      for (int j = 0; j < 3 * m; ++j) {
-        if (contact_free_dofs_[j] >= 0) continue;
-        double sum = 0.0;
-        int count = 0;
-        for (int i = 3 * (j / 3); i < 3 * (j / 3) + 3; ++i)
-          if (contact_free_dofs_[i] >= 0) {
-            sum += s_xyz(i, i);
-            ++count;
-          }
-        s_xyz(j, j) = sum / count;  // count >= 1: the normal is never held
-      }
+  Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, condensed_dofs);
+  timings_.factorization = seconds_since(start);
+  if (static_cast<int>(condensed_dofs.size()) < 3 * m) {
+    // A held component gets a decoupled stiffness of the size of the
+    // node's other diagonal entries: it keeps S SPD and the automatic rho
+    // of the node sane. Then v = q + W r along it is v = r / S_held with
+    // q = 0, and the law, symmetric under the reflection that flips t1 (or
+    // t2), gives r = 0 there: no friction force along a held direction, as
+    // the mirror image of a symmetric solution has on its symmetry plane.
+    const Eigen::MatrixXd s_free = std::move(s_xyz);
+    s_xyz.setZero(3 * m, 3 * m);
+    s_xyz(condensed_rows, condensed_rows) = s_free;
+    for (int j = 0; j < 3 * m; ++j) {
+      if (contact_free_dofs_[j] >= 0) continue;
+      double sum = 0.0;
+      int count = 0;
+      for (int i = 3 * (j / 3); i < 3 * (j / 3) + 3; ++i)
+        if (contact_free_dofs_[i] >= 0) {
+          sum += s_xyz(i, i);
+          ++count;
+        }
+      s_xyz(j, j) = sum / count;  // count >= 1: the normal is never held
     }
-
-    // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
-    // derives the Delassus operator W = S^-1 from it.
-    start = std::chrono::steady_clock::now();
-    Eigen::MatrixXd s_local(3 * m, 3 * m);
-    for (int j = 0; j < m; ++j)
-      for (int i = 0; i < m; ++i)
-        s_local.block<3, 3>(3 * i, 3 * j) =
-            contact_->frame(i) * s_xyz.block<3, 3>(3 * i, 3 * j) * contact_->frame(j).transpose();
-    contact_->set_condensed_stiffness(std::move(s_local), rho_override);
-    timings_.delassus = seconds_since(start);
   }
 
-  // |K| for the equilibrium check's reference force (advance_to).
+  // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
+  // derives the Delassus operator W = S^-1 from it.
+  start = std::chrono::steady_clock::now();
+  Eigen::MatrixXd s_local(3 * m, 3 * m);
+  for (int j = 0; j < m; ++j)
+    for (int i = 0; i < m; ++i)
+      s_local.block<3, 3>(3 * i, 3 * j) =
+          contact_->frame(i) * s_xyz.block<3, 3>(3 * i, 3 * j) * contact_->frame(j).transpose();
+  contact_->set_condensed_stiffness(std::move(s_local), rho_override);
+  timings_.delassus = seconds_since(start);
+}
+
+/// |K| for the equilibrium check's reference force (check_equilibrium).
+void Analysis::measure_stiffness_norm() {
   for (int j = 0; j < k_.outerSize(); ++j) {  // K is symmetric: column sums are row sums
     double sum = 0.0;
     for (SparseMatrix::InnerIterator it(k_, j); it; ++it) sum += std::abs(it.value());
     stiffness_norm_ = std::max(stiffness_norm_, sum);
   }
+}
 
-  // Load patterns and their free motions, all in one multi-column solve.
+/// Load patterns and their free motions, all in one multi-column solve.
+void Analysis::set_up_load_patterns() {
   const int n_free = partition_->n_free();
   const int n_patterns = static_cast<int>(case_.dirichlet.size() + case_.loads.size());
   pattern_loads_ = Eigen::MatrixXd::Zero(n_free, n_patterns);
@@ -305,7 +381,13 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     pattern_programs_.push_back(load.program ? &*load.program : &case_.program);
   }
   if (n_patterns > 0) solver_->solve(pattern_loads_, pattern_motions_);
+  assert(n_patterns == 0 ||
+         (pattern_motions_.rows() == n_free && pattern_motions_.cols() == n_patterns));
+}
 
+void Analysis::start_at_rest() {
+  const int n_dofs = 3 * mesh_.n_nodes();
+  const int m = contact_->n_nodes();
   u_ = Eigen::VectorXd::Zero(n_dofs);
   f_ext_ = Eigen::VectorXd::Zero(n_dofs);
   r_ = Eigen::VectorXd::Zero(3 * m);
@@ -352,20 +434,42 @@ Eigen::Vector3d Analysis::contact_reaction(int i) const {
   return contact_->frame(i).transpose() * r_.segment<3>(3 * i);
 }
 
+// An increment: its loads and free motion, the contact problem, the
+// recovery solve, the checks on the recovered displacements, the commit.
+// A step that throws leaves the converged state unchanged.
 StepResult Analysis::advance_to(double position) {
-  StepResult result;
-  result.position = position;
+  assert(std::isfinite(position));
+  Increment inc;
+  inc.result.position = position;
+  begin_increment(inc);
+  apply_loads(inc);
+  solve_contact(inc);
+  recover_displacements(inc);
+  check_equilibrium(inc);
+  check_law_on_recovered(inc);
+  commit_step(inc);
+  return inc.result;
+}
+
+void Analysis::begin_increment(Increment& inc) const {
+  StepResult& result = inc.result;
+  const double position = result.position;
   result.factor = case_.program.factor(position);
   result.cycle = case_.program.cycle(static_cast<int>(std::ceil(position - 1e-9)));
-  const int m = contact_->n_nodes();
-  const int n_free = partition_->n_free();
+}
 
-  // Load of the increment: prescribed values, external forces, plane motion.
+/// Load of the increment: prescribed values, external forces, plane motion;
+/// the free motion (no contact forces) and its contact kinematics q.
+void Analysis::apply_loads(Increment& inc) {
+  const double position = inc.result.position;
+  const int n_free = partition_->n_free();
   auto start = std::chrono::steady_clock::now();
-  Eigen::VectorXd u_p, f_ext;
+  Eigen::VectorXd& u_p = inc.u_p;
+  Eigen::VectorXd& f_ext = inc.f_ext;
   prescribed_values(position, u_p);
   external_forces_at(position, f_ext);
-  Eigen::MatrixXd b = Eigen::MatrixXd::Zero(n_free, 1), x;
+  inc.b = Eigen::MatrixXd::Zero(n_free, 1);
+  Eigen::MatrixXd& b = inc.b;
   Eigen::VectorXd free_motion = Eigen::VectorXd::Zero(n_free);
   for (int k = 0; k < static_cast<int>(pattern_programs_.size()); ++k) {
     const double factor = pattern_programs_[k]->factor(position);
@@ -379,24 +483,33 @@ StepResult Analysis::advance_to(double position) {
     contact_->set_plane_motion(pi, cp.motion * program.factor(position));
   }
 
-  // Free motion (no contact forces) and its contact kinematics q.
-  auto gather = [&](const Eigen::VectorXd& u_free) {
-    Eigen::VectorXd u_c(3 * m);
-    for (int j = 0; j < 3 * m; ++j)
-      u_c(j) = contact_free_dofs_[j] >= 0 ? u_free(contact_free_dofs_[j]) : 0.0;
-    return u_c;
-  };
-  const Eigen::VectorXd q = contact_->kinematics(gather(free_motion));
-  result.seconds_linear = seconds_since(start);
+  inc.q = contact_->kinematics(gather_contact(free_motion));
+  assert(inc.q.size() == 3 * contact_->n_nodes());
+  inc.result.seconds_linear = seconds_since(start);
+}
 
-  // Contact: the condensed problem, from the last converged reactions.
-  start = std::chrono::steady_clock::now();
+Eigen::VectorXd Analysis::gather_contact(const Eigen::VectorXd& u_free) const {
+  const int m = contact_->n_nodes();
+  Eigen::VectorXd u_c(3 * m);
+  for (int j = 0; j < 3 * m; ++j)
+    u_c(j) = contact_free_dofs_[j] >= 0 ? u_free(contact_free_dofs_[j]) : 0.0;
+  return u_c;
+}
+
+/// Contact: the condensed problem, from the last converged reactions.
+void Analysis::solve_contact(Increment& inc) {
+  StepResult& result = inc.result;
+  const int m = contact_->n_nodes();
+  const Eigen::VectorXd& q = inc.q;
+  auto start = std::chrono::steady_clock::now();
   // Starting point: the last converged reactions, extrapolated linearly along
   // the load path while it keeps its direction (r changes nearly in
   // proportion to the load within a monotone segment); this saves Newton
   // steps, and the solution does not depend on it.
-  Eigen::VectorXd r = r_;
-  const double step_factor = result.factor - case_.program.factor(position_);
+  inc.r = r_;
+  Eigen::VectorXd& r = inc.r;
+  inc.step_factor = result.factor - case_.program.factor(position_);
+  const double step_factor = inc.step_factor;
   if (previous_step_factor_ != 0.0 && step_factor * previous_step_factor_ > 0.0) {
     const double ratio = std::min(step_factor / previous_step_factor_, 1.0);
     r += ratio * (r_ - r_previous_);
@@ -407,53 +520,78 @@ StepResult Analysis::advance_to(double position) {
   result.newton_iterations = report.newton_iterations;
   result.sweeps = report.sweeps;
   result.seconds_contact = seconds_since(start);
-  if (!report.converged) {
-    std::ostringstream msg;
-    msg << "contact iterations did not converge in " << report.newton_iterations
-        << " Newton steps and " << report.sweeps << " Gauss-Seidel sweeps: scaled certificate "
-        << report.scaled_certificate << ", scaled penetration " << report.scaled_penetration
-        << " (tolerance " << case_.solver.law_tolerance << ")";
-    const Eigen::VectorXd v = q + contact_->delassus() * r;
-    // The raw G of the iterate (negative where a node penetrates).
-    std::vector<double> g(m);
-    for (int i = 0; i < m; ++i)
-      g[i] = law_certificate(r.segment<3>(3 * i), v(3 * i), v.segment<2>(3 * i + 1),
-                             contact_->planes()[contact_->nodes()[i].plane].law);
-    std::vector<int> order(m);
-    std::iota(order.begin(), order.end(), 0);
-    const int n_show = std::min(m, 5);
-    std::partial_sort(order.begin(), order.begin() + n_show, order.end(),
-                      [&](int a, int c) { return std::abs(g[a]) > std::abs(g[c]); });
-    msg << "; largest G at nodes";
-    for (int j = 0; j < n_show; ++j)
-      msg << ' ' << mesh_.node_tags[contact_mesh_nodes_[order[j]]] << " (G " << g[order[j]] << ")";
-    throw NumericalError(msg.str());
-  }
+  if (!report.converged) throw_contact_not_converged(report, inc);
   // The reactions applied and reported: exactly in the cone, exactly zero at
   // nodes clear of the plane (changes within the tolerance just met).
-  const double motion_scale = m > 0 ? contact_->motion_scale(q) : 0.0;
+  inc.motion_scale = m > 0 ? contact_->motion_scale(q) : 0.0;
+  const double motion_scale = inc.motion_scale;
   if (m > 0) contact_->settle_reactions(q, r, case_.solver.law_tolerance, motion_scale);
+  assert(r.size() == 3 * m);
+}
 
-  // Recovery: K_ff u_f = rhs + E r, then everything is checked on this u.
-  start = std::chrono::steady_clock::now();
-  const Eigen::VectorXd forces = contact_->nodal_forces(r);
+void Analysis::throw_contact_not_converged(const ContactSolveReport& report,
+                                           const Increment& inc) const {
+  const int m = contact_->n_nodes();
+  const Eigen::VectorXd& q = inc.q;
+  const Eigen::VectorXd& r = inc.r;
+  std::ostringstream msg;
+  msg << "contact iterations did not converge in " << report.newton_iterations
+      << " Newton steps and " << report.sweeps << " Gauss-Seidel sweeps: scaled certificate "
+      << report.scaled_certificate << ", scaled penetration " << report.scaled_penetration
+      << " (tolerance " << case_.solver.law_tolerance << ")";
+  const Eigen::VectorXd v = q + contact_->delassus() * r;
+  // The raw G of the iterate (negative where a node penetrates).
+  std::vector<double> g(m);
+  for (int i = 0; i < m; ++i)
+    g[i] = law_certificate(r.segment<3>(3 * i), v(3 * i), v.segment<2>(3 * i + 1),
+                           contact_->planes()[contact_->nodes()[i].plane].law);
+  std::vector<int> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  const int n_show = std::min(m, 5);
+  std::partial_sort(order.begin(), order.begin() + n_show, order.end(),
+                    [&](int a, int c) { return std::abs(g[a]) > std::abs(g[c]); });
+  msg << "; largest G at nodes";
+  for (int j = 0; j < n_show; ++j)
+    msg << ' ' << mesh_.node_tags[contact_mesh_nodes_[order[j]]] << " (G " << g[order[j]] << ")";
+  throw NumericalError(msg.str());
+}
+
+/// Recovery: K_ff u_f = rhs + E r, then everything is checked on this u.
+void Analysis::recover_displacements(Increment& inc) {
+  const int m = contact_->n_nodes();
+  const int n_free = partition_->n_free();
+  const Eigen::VectorXd& r = inc.r;
+  const Eigen::VectorXd& u_p = inc.u_p;
+  Eigen::MatrixXd& b = inc.b;
+  Eigen::MatrixXd& x = inc.x;
+  inc.recovery_start = std::chrono::steady_clock::now();
+  inc.forces = contact_->nodal_forces(r);
+  const Eigen::VectorXd& forces = inc.forces;
   for (int j = 0; j < 3 * m; ++j)
     if (contact_free_dofs_[j] >= 0) b(contact_free_dofs_[j], 0) += forces(j);
   solver_->solve(b, x);
-  Eigen::VectorXd u(3 * mesh_.n_nodes());
+  inc.u.resize(3 * mesh_.n_nodes());
+  Eigen::VectorXd& u = inc.u;
   for (int i = 0; i < n_free; ++i) u(partition_->free_dofs()[i]) = x(i, 0);
   for (int p = 0; p < partition_->n_prescribed(); ++p) u(partition_->prescribed_dofs()[p]) = u_p(p);
   if (!u.allFinite()) throw NumericalError("non-finite displacements");
+}
 
-  // Equilibrium (SPEC 3.3): K u - f_ext - C^T r vanishes on the free dofs;
-  // on the prescribed ones it is the reaction of the supports. Its reference
-  // force is the largest of |f_ext|, |C^T r| and |K| |u| (max norms; |K| the
-  // largest row sum of |K_ij|): a bound of the terms whose sum is K u, hence
-  // of its rounding. Not |K u|: a rigid motion with no contact force (a gap
-  // at the start, a plane moving away) has K u ~ round-off, and the residual
-  // divided by it was 1. The reference is 0 only if u, f_ext and r all are,
-  // and then the residual is exactly 0 too (docs/case-file.md,
-  // solver.force_tolerance).
+// Equilibrium (SPEC 3.3): K u - f_ext - C^T r vanishes on the free dofs;
+// on the prescribed ones it is the reaction of the supports. Its reference
+// force is the largest of |f_ext|, |C^T r| and |K| |u| (max norms; |K| the
+// largest row sum of |K_ij|): a bound of the terms whose sum is K u, hence
+// of its rounding. Not |K u|: a rigid motion with no contact force (a gap
+// at the start, a plane moving away) has K u ~ round-off, and the residual
+// divided by it was 1. The reference is 0 only if u, f_ext and r all are,
+// and then the residual is exactly 0 too (docs/case-file.md,
+// solver.force_tolerance).
+void Analysis::check_equilibrium(Increment& inc) const {
+  StepResult& result = inc.result;
+  const int m = contact_->n_nodes();
+  const Eigen::VectorXd& u = inc.u;
+  const Eigen::VectorXd& f_ext = inc.f_ext;
+  const Eigen::VectorXd& forces = inc.forces;
   Eigen::VectorXd residual = k_ * u;
   const double reference =
       std::max({f_ext.lpNorm<Eigen::Infinity>(), forces.lpNorm<Eigen::Infinity>(),
@@ -470,9 +608,17 @@ StepResult Analysis::advance_to(double position) {
   result.dirichlet_reactions.assign(case_.dirichlet.size(), Eigen::Vector3d::Zero());
   for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci)
     for (int dof : condition_dofs_[ci]) result.dirichlet_reactions[ci](dof % 3) += residual(dof);
+}
 
-  // The law certificate on the recovered displacements (SPEC 3.1).
-  const Eigen::VectorXd u_contact = gather(x.col(0));
+/// The law certificate on the recovered displacements (SPEC 3.1), then the
+/// per-node states on them.
+void Analysis::check_law_on_recovered(Increment& inc) {
+  StepResult& result = inc.result;
+  const int m = contact_->n_nodes();
+  const Eigen::VectorXd& r = inc.r;
+  const double motion_scale = inc.motion_scale;
+  inc.u_contact = gather_contact(inc.x.col(0));
+  const Eigen::VectorXd& u_contact = inc.u_contact;
   const Eigen::VectorXd v = contact_->kinematics(u_contact);
   ContactSolveReport check;
   if (m > 0) contact_->measure(v, r, motion_scale, check);
@@ -487,18 +633,21 @@ StepResult Analysis::advance_to(double position) {
         << " x law_tolerance): the condensed operator is inaccurate";
     throw NumericalError(msg.str());
   }
-  auto states = contact_->evaluate(v, r);
-  result.seconds_linear += seconds_since(start);
+  inc.states = contact_->evaluate(v, r);
+  result.seconds_linear += seconds_since(inc.recovery_start);
+}
 
-  // Commit.
-  previous_step_factor_ = step_factor;
+void Analysis::commit_step(Increment& inc) {
+  StepResult& result = inc.result;
+  const int m = contact_->n_nodes();
+  previous_step_factor_ = inc.step_factor;
   r_previous_ = r_;
-  position_ = position;
-  u_ = std::move(u);
-  f_ext_ = std::move(f_ext);
-  r_ = std::move(r);
-  states_ = std::move(states);
-  contact_->accept(u_contact);
+  position_ = result.position;
+  u_ = std::move(inc.u);
+  f_ext_ = std::move(inc.f_ext);
+  r_ = std::move(inc.r);
+  states_ = std::move(inc.states);
+  contact_->accept(inc.u_contact);
   for (int j = 0; j < m; ++j) {
     const ContactNodeState& s = states_[j];
     slip_sum_[j] += contact_->frame(j).bottomRows<2>().transpose() * s.slip;
@@ -514,7 +663,8 @@ StepResult Analysis::advance_to(double position) {
   }
   dissipation_total_ += result.dissipation;
   result.accumulated_dissipation = dissipation_total_;
-  return result;
+  assert(u_.size() == 3 * mesh_.n_nodes() && r_.size() == 3 * m &&
+         static_cast<int>(states_.size()) == m);
 }
 
 }  // namespace bipo

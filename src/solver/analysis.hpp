@@ -1,15 +1,19 @@
 // Owns one quasi-static analysis (SPEC.md sections 1-3): the partitioned
 // stiffness factorized once, the contact module with its Delassus operator,
-// and the converged state. advance_to() solves one increment: the free motion
-// (a combination of the load patterns' motions, solved once), the contact law
-// on the condensed problem (NodeToPlaneContact::solve), a recovery solve, and
+// and the converged state. The set-up validates and partitions, finds the
+// contact nodes, assembles, factorizes and condenses (or shares another
+// analysis' set-up) and solves the load patterns' free motions once.
+// advance_to() solves one increment: the loads and free motion, the contact
+// law on the condensed problem (NodeToPlaneContact::solve), a recovery solve,
 // independent checks of equilibrium and of the law certificate G on the
-// recovered displacements.
+// recovered displacements, and the commit. What belongs to the application
+// (set-up sharing between cases, the BLAS threads) comes in SetupChoices.
 #pragma once
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,22 +62,37 @@ struct SetupTimings {
   double assembly = 0.0, factorization = 0.0, delassus = 0.0;
 };
 
+class Analysis;
+
+/// What the application decides for an analysis (app/run.cpp). The
+/// constructor asks once the case is checked against the mesh, the dofs are
+/// partitioned and the contact nodes are known (what a donor must match; the
+/// number of unknowns), before any assembly or factorization.
+struct SetupChoices {
+  /// An analysis whose set-up (stiffness, factorization, condensed
+  /// operators) to share: one for which `being_set_up.can_share_setup_with`
+  /// is true, or nullptr to set up anew. It must outlive this one's set-up
+  /// (the factorization is shared, so it may be destroyed after), and it may
+  /// be running meanwhile (only its set-up is read). Empty: set up anew.
+  std::function<const Analysis*(const Analysis& being_set_up)> setup_donor;
+  /// Sets the BLAS/LAPACK threads for `n_free` unknowns (solver.blas_threads,
+  /// solver/blas_threads.hpp) and says what is in effect, for the summary.
+  /// Empty: the threads are left as they are.
+  std::function<std::string(int n_free)> blas_threads;
+};
+
 class Analysis {
  public:
   /// Validates the case against the mesh (sets, conflicting conditions,
-  /// contact nodes not prescribed), assembles, factorizes and condenses.
-  /// If one of `same_body` (the first such) has the same mesh object,
-  /// material, prescribed dofs, contact nodes and contact frames, its
-  /// stiffness, factorization and condensed operators are shared instead
-  /// (only the friction laws, loads and programs differ); it must outlive
-  /// this one's set-up (the factorization is shared, so it may be destroyed
-  /// after), and it may be running meanwhile (only its set-up is read).
-  /// `blas_threads_set_by_caller`: the caller has set the BLAS threads for
-  /// several analyses at once and says what is in effect; this one then
-  /// leaves them alone (otherwise it applies solver.blas_threads).
+  /// contact nodes not prescribed), then assembles, factorizes and condenses,
+  /// or shares the set-up that `choices.setup_donor` names (only the friction
+  /// laws, loads and programs differ then).
   Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver> solver = nullptr,
-           const std::vector<const Analysis*>& same_body = {},
-           std::optional<std::string> blas_threads_set_by_caller = std::nullopt);
+           const SetupChoices& choices = {});
+
+  /// True if this analysis may share `other`'s set-up: the same mesh object,
+  /// material, prescribed dofs, contact nodes and contact frames.
+  [[nodiscard]] bool can_share_setup_with(const Analysis& other) const;
 
   /// Solves from the converged state to `position` of the load program.
   /// Throws NumericalError (state unchanged) when the increment does not
@@ -97,7 +116,8 @@ class Analysis {
   /// whose case file is setup_donor_case().
   [[nodiscard]] bool shares_setup() const { return shares_setup_; }
   [[nodiscard]] const std::filesystem::path& setup_donor_case() const { return setup_donor_case_; }
-  /// The BLAS/LAPACK threads in effect (solver.blas_threads), as text.
+  /// The BLAS/LAPACK threads in effect (solver.blas_threads), as text (what
+  /// SetupChoices::blas_threads said; "not set" without it).
   [[nodiscard]] const std::string& blas_threads() const { return blas_threads_; }
 
   /// Full displacement vector (3 per node) of the last converged state.
@@ -129,7 +149,35 @@ class Analysis {
   [[nodiscard]] Eigen::Vector3d contact_reaction(int i) const;
 
  private:
-  [[nodiscard]] bool can_share_setup_with(const Analysis& other) const;
+  // The set-up, in the constructor's order (analysis.cpp says what each
+  // does), and the per-increment steps of advance_to over their Increment.
+  struct PrescribedDofs;
+  struct Increment;
+  PrescribedDofs validate_and_partition();
+  [[nodiscard]] PrescribedDofs prescribed_by_conditions() const;
+  void check_load_sets() const;
+  void record_condition_dofs(const PrescribedDofs& dofs);
+  void set_up_contact_nodes(const PrescribedDofs& dofs);
+  void check_contact_node_supports(int pi, int node, const Eigen::Matrix3d& frame,
+                                   const PrescribedDofs& dofs) const;
+  void share_setup_from(const Analysis& donor, const std::vector<double>& rho_override);
+  void assemble_and_split_stiffness();
+  void condense_contact_operators(const std::vector<double>& rho_override);
+  void measure_stiffness_norm();
+  void set_up_load_patterns();
+  void start_at_rest();
+
+  void begin_increment(Increment& inc) const;
+  void apply_loads(Increment& inc);
+  void solve_contact(Increment& inc);
+  [[noreturn]] void throw_contact_not_converged(const ContactSolveReport& report,
+                                                const Increment& inc) const;
+  void recover_displacements(Increment& inc);
+  void check_equilibrium(Increment& inc) const;
+  void check_law_on_recovered(Increment& inc);
+  void commit_step(Increment& inc);
+  [[nodiscard]] Eigen::VectorXd gather_contact(const Eigen::VectorXd& u_free) const;
+
   void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
   void external_forces_at(double position, Eigen::VectorXd& f) const;
 

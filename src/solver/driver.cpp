@@ -1,6 +1,7 @@
 #include "solver/driver.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <iomanip>
 #include <sstream>
 #include <vector>
@@ -28,6 +29,9 @@ void advance_increment(Analysis& analysis, int increment, const StepObserver& ob
   while (!pending.empty()) {
     const Piece piece = pending.back();
     pending.pop_back();
+    // The pieces are solved in the order of the program: each starts where
+    // the last converged one ended.
+    assert(analysis.position() == piece.from);
     StepResult result;
     try {
       result = analysis.advance_to(piece.to);

@@ -37,6 +37,7 @@
 #include "io/case_file.hpp"
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
+#include "solver/blas_threads.hpp"
 #include "solver/driver.hpp"
 #include "solver/linear_solver.hpp"
 
@@ -67,7 +68,11 @@ struct TimeLimit {};
 Run run_case(const bipo::Case& c, const bipo::Mesh& mesh, double time_limit = 0.0) {
   Run run;
   const auto start = Clock::now();
-  bipo::Analysis analysis(c, mesh, std::make_unique<CountingSolver>(&run.log));
+  bipo::Analysis analysis(
+      c, mesh, std::make_unique<CountingSolver>(&run.log),
+      {nullptr, [&](int n_free) {
+         return bipo::apply_blas_threads(bipo::blas_threads_for(c.solver.blas_threads, n_free));
+       }});
   run.setup_wall = seconds_since(start);
   run.setup = analysis.timings();
   run.n_free = analysis.n_free();

@@ -35,6 +35,7 @@
 #include "fem/hex8.hpp"
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
+#include "solver/blas_threads.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace {
@@ -119,8 +120,12 @@ Row measure(const Size& size, int reps, int n_increments) {
   // A linear analysis over n increments: count factorizations and solves.
   if (n_increments > 0) {
     SolverLog log;
-    bipo::Analysis analysis(linear_case(n_increments), mesh,
-                            std::make_unique<CountingSolver>(&log));
+    const bipo::Case c = linear_case(n_increments);
+    bipo::Analysis analysis(
+        c, mesh, std::make_unique<CountingSolver>(&log),
+        {nullptr, [&](int n_free) {
+           return bipo::apply_blas_threads(bipo::blas_threads_for(c.solver.blas_threads, n_free));
+         }});
     const int solves_before = log.solves;
     std::vector<double> per_increment;
     for (int inc = 1; inc <= n_increments; ++inc) {
