@@ -217,8 +217,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     k_ff_ = donor.k_ff_;
     k_fp_ = donor.k_fp_;
     solver_ = donor.solver_;
-    contact_->set_condensed_operators(donor.contact_->condensed_stiffness(),
-                                      donor.contact_->delassus(), rho_override);
+    contact_->set_condensed_operators(donor.contact_->condensed_operators(), rho_override);
   } else {
     if (!solver_) solver_ = make_cholmod_solver();
     // --- stiffness, once (SPEC 1) ---------------------------------------------
@@ -349,7 +348,7 @@ void Analysis::external_forces_at(double position, Eigen::VectorXd& f) const {
 }
 
 Eigen::Vector3d Analysis::contact_reaction(int i) const {
-  return contact_->frame(i).transpose() * r_.segment<3>(3 * i);
+  return to_global(contact_->frame(i), r_.segment<3>(3 * i));
 }
 
 StepResult Analysis::advance_to(double position) {
@@ -402,7 +401,8 @@ StepResult Analysis::advance_to(double position) {
     r += ratio * (r_ - r_previous_);
   }
   const ContactSolveReport report =
-      m > 0 ? contact_->solve(q, r, case_.solver.law_tolerance, case_.solver.max_iterations)
+      m > 0 ? solve_contact(contact_->problem(q), r, case_.solver.law_tolerance,
+                            case_.solver.max_iterations, contact_workspace_)
             : ContactSolveReport{0, 0, true, 0.0, 0.0, 0.0};
   result.newton_iterations = report.newton_iterations;
   result.sweeps = report.sweeps;
@@ -417,8 +417,8 @@ StepResult Analysis::advance_to(double position) {
     // The raw G of the iterate (negative where a node penetrates).
     std::vector<double> g(m);
     for (int i = 0; i < m; ++i)
-      g[i] = law_certificate(r.segment<3>(3 * i), v(3 * i), v.segment<2>(3 * i + 1),
-                             contact_->planes()[contact_->nodes()[i].plane].law);
+      g[i] =
+          law_certificate(r.segment<3>(3 * i), v(3 * i), v.segment<2>(3 * i + 1), contact_->law(i));
     std::vector<int> order(m);
     std::iota(order.begin(), order.end(), 0);
     const int n_show = std::min(m, 5);
@@ -501,11 +501,11 @@ StepResult Analysis::advance_to(double position) {
   contact_->accept(u_contact);
   for (int j = 0; j < m; ++j) {
     const ContactNodeState& s = states_[j];
-    slip_sum_[j] += contact_->frame(j).bottomRows<2>().transpose() * s.slip;
+    slip_sum_[j] += tangential_to_global(contact_->frame(j), s.slip);
     slip_length_[j] += s.slip.norm();
     dissipation_sum_[j] += s.dissipation;
     result.dissipation += s.dissipation;
-    result.contact_force += contact_->frame(j).transpose() * s.r;
+    result.contact_force += to_global(contact_->frame(j), s.r);
     result.contact_normal_force += s.r(0);
     result.contact_tangential_force += s.r.tail<2>();
     (s.state == ContactState::open

@@ -2,7 +2,7 @@
 // stiffness factorized once, the contact module with its Delassus operator,
 // and the converged state. advance_to() solves one increment: the free motion
 // (a combination of the load patterns' motions, solved once), the contact law
-// on the condensed problem (NodeToPlaneContact::solve), a recovery solve, and
+// on the condensed problem (solve_contact), a recovery solve, and
 // independent checks of equilibrium and of the law certificate G on the
 // recovered displacements.
 #pragma once
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "contact/node_to_plane.hpp"
+#include "contact/solvers.hpp"
 #include "fem/elasticity.hpp"
 #include "mesh/mesh.hpp"
 #include "model/case.hpp"
@@ -140,6 +141,7 @@ class Analysis {
   std::unique_ptr<DofPartition> partition_;
   std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;
+  ContactWorkspace contact_workspace_;  // scratch of the contact solves, kept between increments
   std::vector<int> contact_mesh_nodes_;
   // 3 per contact node, indices into the free dofs; -1 for a tangential
   // component held at zero by a symmetry condition.
