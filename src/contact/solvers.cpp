@@ -234,6 +234,119 @@ ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem,
   return report;
 }
 
+namespace {
+
+/// The iterate and scratch of one semi-smooth Newton solve, sized once.
+struct NewtonState {
+  explicit NewtonState(int m)
+      : states(static_cast<std::size_t>(m)),
+        b(static_cast<std::size_t>(m)),
+        c(static_cast<std::size_t>(m)),
+        f(3 * m),
+        dv(3 * m),
+        dr(3 * m),
+        trial_f(3 * m),
+        s_times_basis(3 * m, 3) {
+    unknowns.reserve(static_cast<std::size_t>(m));
+  }
+
+  std::vector<ContactState> states;
+  std::vector<Eigen::Matrix3d> b, c;  // B_i = dF_i/dr_i, C_i = dF_i/dv_i
+  Eigen::VectorXd v, f, dv, dr, trial_r, trial_v, trial_f;
+  std::vector<NewtonNodeUnknowns> unknowns;
+  std::vector<int> pivots;
+  Eigen::VectorXd rhs;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis;
+};
+
+/// The first part of a Newton step: stick nodes get dv_i from their own
+/// equation; slip nodes the part dv0_i fixed by their own equation
+/// (reduce_slip_node); the rest becomes unknowns of the dense system. Then
+/// dr = S dv for the known motion (stick dv and slip dv0), column by column.
+/// Returns the size of the dense system.
+int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
+  const int m = static_cast<int>(n.states.size());
+  n.dv.setZero();
+  n.dr.setZero();
+  n.unknowns.clear();
+  int n_system = 0;
+  for (int i = 0; i < m; ++i) {
+    const Eigen::Vector3d f_i = n.f.segment<3>(3 * i);
+    if (n.states[i] == ContactState::stick) {
+      n.dv.segment<3>(3 * i) = -n.c[i].partialPivLu().solve(f_i);
+      continue;
+    }
+    NewtonNodeUnknowns& node = n.unknowns.emplace_back();
+    node.node = i;
+    node.offset = n_system;
+    Eigen::Vector3d dv0 = Eigen::Vector3d::Zero();
+    if (n.states[i] == ContactState::open || !reduce_slip_node(n.b[i], n.c[i], f_i, node, dv0)) {
+      node.size = 3;
+      node.basis = Eigen::Matrix3d::Identity();
+      node.g = n.b[i];
+      node.h = n.c[i];
+      node.rhs = -f_i;
+    }
+    n.dv.segment<3>(3 * i) = dv0;
+    n_system += node.size;
+  }
+  for (int j = 0; j < m; ++j)
+    if (!n.dv.segment<3>(3 * j).isZero(0.0))
+      n.dr.noalias() += s.middleCols<3>(3 * j) * n.dv.segment<3>(3 * j);
+  return n_system;
+}
+
+/// The rest of a Newton step: the dense system of the unknowns, blocks
+/// G_i S_ij N_j (+ H_i N_i on the diagonal), solved by LU; their motion is
+/// added to dv and its forces to dr. False if the system is singular.
+bool unknown_part_of_step(const Eigen::MatrixXd& s, int n_system, NewtonState& n,
+                          ContactWorkspace& workspace) {
+  // The matrix lives in the caller's workspace, kept between calls.
+  const auto size = static_cast<std::size_t>(n_system) * static_cast<std::size_t>(n_system);
+  std::vector<double>& storage = workspace.newton_matrix;
+  if (storage.size() < size) storage.resize(size);
+  Eigen::Map<Eigen::MatrixXd> system(storage.data(), n_system, n_system);
+  n.rhs.resize(n_system);
+  // The blocks are at most 3 x 3: coefficient-wise (lazy) products avoid
+  // the general matrix-product machinery, which dominated this loop.
+  for (const NewtonNodeUnknowns& col : n.unknowns) {
+    const int j = col.node;
+    n.s_times_basis.noalias() = s.middleCols<3>(3 * j).lazyProduct(col.basis);
+    for (const NewtonNodeUnknowns& row : n.unknowns)
+      system.block(row.offset, col.offset, row.size, col.size).noalias() =
+          row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
+    system.block(col.offset, col.offset, col.size, col.size).noalias() +=
+        col.h.lazyProduct(col.basis);
+    n.rhs.segment(col.offset, col.size) = col.rhs - col.g.lazyProduct(n.dr.segment<3>(3 * j)) -
+                                          col.h.lazyProduct(n.dv.segment<3>(3 * j));
+  }
+  if (!solve_dense_lu(system.data(), n_system, n.rhs.data(), n.pivots)) return false;
+  for (const NewtonNodeUnknowns& node : n.unknowns) {
+    const int j = node.node;
+    const Eigen::Vector3d delta = node.basis * n.rhs.segment(node.offset, node.size);
+    n.dv.segment<3>(3 * j) += delta;
+    n.dr.noalias() += s.middleCols<3>(3 * j) * delta;
+  }
+  return true;
+}
+
+/// Backtracking on |F| along (dr, dv): semi-smooth Newton is only locally
+/// convergent. On success the trial point is in (trial_r, trial_v).
+bool line_search(const CondensedContactProblem& problem, const Eigen::VectorXd& r, NewtonState& n) {
+  const double norm_f = n.f.norm();
+  double step = 1.0;
+  bool accepted = false;
+  for (int halving = 0; halving < 12 && !accepted; ++halving, step *= 0.5) {
+    n.trial_r = r + step * n.dr;
+    n.trial_v = n.v + step * n.dv;
+    fixed_point_residual(problem, n.trial_v, n.trial_r, n.trial_f, nullptr, nullptr, nullptr);
+    accepted = n.trial_f.norm() < (1.0 - 1e-4 * step) * norm_f;
+  }
+  return accepted;
+}
+
+}  // namespace
+
 ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& problem,
                                            Eigen::VectorXd& r, double law_tolerance,
                                            int max_iterations, ContactWorkspace& workspace) {
@@ -248,106 +361,31 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   // solve, the unknown ones after it), and trial points move v along dv
   // instead of recomputing q + W r. Before convergence is declared, v is
   // recomputed as q + W r, so the test is always on consistent (v, r).
-  const int m = problem.n_nodes();
   const Eigen::VectorXd& q = problem.q;
   const Eigen::MatrixXd& w = problem.w();
   const Eigen::MatrixXd& s = problem.s();
   ContactSolveReport report;
-  std::vector<ContactState> states(m);
-  std::vector<Eigen::Matrix3d> b(m), c(m);
-  Eigen::VectorXd v = q + w * r, f(3 * m), dv(3 * m), dr(3 * m), trial_r, trial_v, trial_f(3 * m);
-  std::vector<NewtonNodeUnknowns> unknowns;
-  std::vector<int> pivots;
-  Eigen::VectorXd rhs;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis(3 * m, 3);
-  unknowns.reserve(static_cast<std::size_t>(m));
+  NewtonState n(problem.n_nodes());
+  n.v = q + w * r;
   bool v_is_exact = true;
   for (int iteration = 0;; ++iteration) {
-    fixed_point_residual(problem, v, r, f, &states, &b, &c);
-    if (has_converged(problem, v, r, f, law_tolerance, report)) {
+    fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
+    if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) {
       if (v_is_exact) return report;
-      v.noalias() = q + w * r;
+      n.v.noalias() = q + w * r;
       v_is_exact = true;
-      fixed_point_residual(problem, v, r, f, &states, &b, &c);
-      if (has_converged(problem, v, r, f, law_tolerance, report)) return report;
+      fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
+      if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) return report;
     }
     if (iteration == max_iterations) return report;
     report.newton_iterations = iteration + 1;
 
-    // Stick nodes: dv_i from their own equation; slip nodes: the part dv0_i
-    // fixed by their own equation (reduce_slip_node); the rest is unknown.
-    dv.setZero();
-    dr.setZero();
-    unknowns.clear();
-    int n_system = 0;
-    for (int i = 0; i < m; ++i) {
-      const Eigen::Vector3d f_i = f.segment<3>(3 * i);
-      if (states[i] == ContactState::stick) {
-        dv.segment<3>(3 * i) = -c[i].partialPivLu().solve(f_i);
-        continue;
-      }
-      NewtonNodeUnknowns& node = unknowns.emplace_back();
-      node.node = i;
-      node.offset = n_system;
-      Eigen::Vector3d dv0 = Eigen::Vector3d::Zero();
-      if (states[i] == ContactState::open || !reduce_slip_node(b[i], c[i], f_i, node, dv0)) {
-        node.size = 3;
-        node.basis = Eigen::Matrix3d::Identity();
-        node.g = b[i];
-        node.h = c[i];
-        node.rhs = -f_i;
-      }
-      dv.segment<3>(3 * i) = dv0;
-      n_system += node.size;
-    }
-    // Forces of the known motion (stick dv and slip dv0), column by column.
-    for (int j = 0; j < m; ++j)
-      if (!dv.segment<3>(3 * j).isZero(0.0))
-        dr.noalias() += s.middleCols<3>(3 * j) * dv.segment<3>(3 * j);
-    if (n_system > 0) {
-      // The matrix lives in the caller's workspace, kept between calls.
-      const auto size = static_cast<std::size_t>(n_system) * static_cast<std::size_t>(n_system);
-      std::vector<double>& storage = workspace.newton_matrix;
-      if (storage.size() < size) storage.resize(size);
-      Eigen::Map<Eigen::MatrixXd> system(storage.data(), n_system, n_system);
-      rhs.resize(n_system);
-      // Blocks G_i S_ij N_j (+ H_i N_i on the diagonal). The blocks are at
-      // most 3 x 3: coefficient-wise (lazy) products avoid the general
-      // matrix-product machinery, which dominated this loop.
-      for (const NewtonNodeUnknowns& col : unknowns) {
-        const int j = col.node;
-        s_times_basis.noalias() = s.middleCols<3>(3 * j).lazyProduct(col.basis);
-        for (const NewtonNodeUnknowns& row : unknowns)
-          system.block(row.offset, col.offset, row.size, col.size).noalias() =
-              row.g.lazyProduct(s_times_basis.middleRows<3>(3 * row.node));
-        system.block(col.offset, col.offset, col.size, col.size).noalias() +=
-            col.h.lazyProduct(col.basis);
-        rhs.segment(col.offset, col.size) = col.rhs - col.g.lazyProduct(dr.segment<3>(3 * j)) -
-                                            col.h.lazyProduct(dv.segment<3>(3 * j));
-      }
-      if (!solve_dense_lu(system.data(), n_system, rhs.data(), pivots)) return report;
-      for (const NewtonNodeUnknowns& node : unknowns) {
-        const int j = node.node;
-        const Eigen::Vector3d delta = node.basis * rhs.segment(node.offset, node.size);
-        dv.segment<3>(3 * j) += delta;
-        dr.noalias() += s.middleCols<3>(3 * j) * delta;
-      }
-    }
-    if (!dr.allFinite() || !dv.allFinite()) return report;
-
-    // Backtracking on |F|: semi-smooth Newton is only locally convergent.
-    const double norm_f = f.norm();
-    double step = 1.0;
-    bool accepted = false;
-    for (int halving = 0; halving < 12 && !accepted; ++halving, step *= 0.5) {
-      trial_r = r + step * dr;
-      trial_v = v + step * dv;
-      fixed_point_residual(problem, trial_v, trial_r, trial_f, nullptr, nullptr, nullptr);
-      accepted = trial_f.norm() < (1.0 - 1e-4 * step) * norm_f;
-    }
-    if (!accepted) return report;
-    r.swap(trial_r);
-    v.swap(trial_v);
+    const int n_system = known_part_of_step(s, n);
+    if (n_system > 0 && !unknown_part_of_step(s, n_system, n, workspace)) return report;
+    if (!n.dr.allFinite() || !n.dv.allFinite()) return report;
+    if (!line_search(problem, r, n)) return report;
+    r.swap(n.trial_r);
+    n.v.swap(n.trial_v);
     v_is_exact = false;
   }
 }
