@@ -251,16 +251,6 @@ GeneralProjection project_onto_cone_general(const Eigen::Vector3d& tau, double m
 
 }  // namespace detail
 
-ConeProjection project_onto_friction_cone(const Eigen::Vector3d& tau, const FrictionLaw& law) {
-  if (law.frictionless()) {  // K_0 is the ray r_t = 0, r_n >= 0
-    if (tau(0) > 0.0) return {Eigen::Vector3d(tau(0), 0.0, 0.0), ContactState::slip};
-    return {Eigen::Vector3d::Zero(), ContactState::open};
-  }
-  if (law.isotropic_cone()) return detail::project_onto_cone_circular(tau, law.mu1());
-  const detail::GeneralProjection g = detail::project_onto_cone_general(tau, law.mu1(), law.mu2());
-  return {g.r, g.state};
-}
-
 Eigen::Vector3d admissible_reaction(const Eigen::Vector3d& r, const FrictionLaw& law) {
   Eigen::Vector3d a = project_onto_friction_cone(r, law).r;
   // The circular closed form computes r_n and r_t separately, each rounded:

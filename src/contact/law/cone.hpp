@@ -20,8 +20,10 @@ struct ConeProjection {
 /// state: inside -> stick, polar cone -> open, cone surface -> slip.
 /// Frictionless: r = (max(tau_n, 0), 0, 0), state slip if tau_n > 0 (contact
 /// with free sliding), open otherwise. Finite output for every finite input.
-[[nodiscard]] ConeProjection project_onto_friction_cone(const Eigen::Vector3d& tau,
-                                                        const FrictionLaw& law);
+/// Defined below: inline, as the predictor-corrector and Newton's residual
+/// call it per node and iteration.
+[[nodiscard]] inline ConeProjection project_onto_friction_cone(const Eigen::Vector3d& tau,
+                                                               const FrictionLaw& law);
 
 /// Derivative of proj_K at tau, for the branch `state` the projection fell
 /// on: the identity inside (stick), zero in the polar cone (open), and on the
@@ -66,5 +68,16 @@ struct GeneralProjection {
 bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0, double roots[4]);
 
 }  // namespace detail
+
+inline ConeProjection project_onto_friction_cone(const Eigen::Vector3d& tau,
+                                                 const FrictionLaw& law) {
+  if (law.frictionless()) {  // K_0 is the ray r_t = 0, r_n >= 0
+    if (tau(0) > 0.0) return {Eigen::Vector3d(tau(0), 0.0, 0.0), ContactState::slip};
+    return {Eigen::Vector3d::Zero(), ContactState::open};
+  }
+  if (law.isotropic_cone()) return detail::project_onto_cone_circular(tau, law.mu1());
+  const detail::GeneralProjection g = detail::project_onto_cone_general(tau, law.mu1(), law.mu2());
+  return {g.r, g.state};
+}
 
 }  // namespace bipo

@@ -1,12 +1,10 @@
 // The friction law's coefficients (SPEC.md section 3): their validation, the
-// law's construction and its two norms. See friction_law.hpp.
+// law's construction. See friction_law.hpp.
 #include "contact/law/friction_law.hpp"
 
 #include <cmath>
-#include <limits>
 #include <string>
 
-#include "contact/law/numerics.hpp"
 #include "core/errors.hpp"
 
 namespace bipo {
@@ -77,16 +75,6 @@ FrictionLaw FrictionLaw::orthotropic(double mu1, double mu2, double p1, double p
     throw InputError("friction law " + describe(mu1, mu2, p1, p2) + ": " +
                      coefficient_name(problem->coefficient) + ": expected " + problem->expected);
   return FrictionLaw(mu1, mu2, p1, p2);
-}
-
-double FrictionLaw::norm_mu(const Eigen::Vector2d& r_t) const {
-  if (frictionless_)
-    return (r_t.x() == 0.0 && r_t.y() == 0.0) ? 0.0 : std::numeric_limits<double>::infinity();
-  return law_detail::norm2(r_t.x() / mu1_, r_t.y() / mu2_);
-}
-
-double FrictionLaw::dual_norm_mu(const Eigen::Vector2d& v) const {
-  return law_detail::norm2(mu1_ * v.x(), mu2_ * v.y());
 }
 
 }  // namespace bipo

@@ -14,8 +14,11 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <limits>
 #include <optional>
 #include <string>
+
+#include "contact/law/numerics.hpp"
 
 namespace bipo {
 
@@ -72,10 +75,17 @@ class FrictionLaw {
   /// (omega1^2, omega2^2) = ((p1/mu1)^2, (p2/mu2)^2); zeros if frictionless.
   [[nodiscard]] Eigen::Vector2d omega_squared() const { return omega_sq_; }
   /// |r_t|_mu = sqrt((r_t1/mu1)^2 + (r_t2/mu2)^2) (SPEC 3). Frictionless: 0 if
-  /// r_t = 0, +infinity otherwise (the limit mu -> 0).
-  [[nodiscard]] double norm_mu(const Eigen::Vector2d& r_t) const;
+  /// r_t = 0, +infinity otherwise (the limit mu -> 0). Inline, as the
+  /// per-node kernels call both norms per node and iteration.
+  [[nodiscard]] double norm_mu(const Eigen::Vector2d& r_t) const {
+    if (frictionless_)
+      return (r_t.x() == 0.0 && r_t.y() == 0.0) ? 0.0 : std::numeric_limits<double>::infinity();
+    return law_detail::norm2(r_t.x() / mu1_, r_t.y() / mu2_);
+  }
   /// |v|_mu* = sqrt((mu1 v1)^2 + (mu2 v2)^2), the dual norm (SPEC 3); 0 if frictionless.
-  [[nodiscard]] double dual_norm_mu(const Eigen::Vector2d& v) const;
+  [[nodiscard]] double dual_norm_mu(const Eigen::Vector2d& v) const {
+    return law_detail::norm2(mu1_ * v.x(), mu2_ * v.y());
+  }
 
  private:
   FrictionLaw(double mu1, double mu2, double p1, double p2);

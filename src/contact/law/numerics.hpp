@@ -1,6 +1,7 @@
 // Owns the small numerical helpers that the files of the per-node law share
-// (machine epsilon, an overflow-safe 2-norm). Internal to src/contact/law:
-// not part of the law's interface.
+// (machine epsilon, an overflow-safe 2-norm). Internal to src/contact/law
+// (friction_law.hpp includes it for its inline norms): not part of the law's
+// interface.
 #pragma once
 
 #include <algorithm>

@@ -5,14 +5,6 @@
 
 namespace bipo {
 
-Eigen::Vector3d augmented_kinematics(const Eigen::Vector3d& v, const FrictionLaw& law) {
-  // Frictionless, omega is undefined and the cone is the ray r_t = 0: only
-  // tau_n matters, and it must not see a non-finite slip through 0 * du_t.
-  if (law.frictionless()) return {v(0), 0.0, 0.0};
-  const Eigen::Vector2d x = law.omega_squared().cwiseProduct(v.tail<2>());  // modified slip
-  return {v(0) + law.dual_norm_mu(x), x(0), x(1)};
-}
-
 Eigen::Matrix3d augmented_kinematics_derivative(const Eigen::Vector3d& v, const FrictionLaw& law) {
   const Eigen::Vector2d w2 = law.omega_squared();
   const Eigen::Vector2d x = w2.cwiseProduct(v.tail<2>());
@@ -26,11 +18,6 @@ Eigen::Matrix3d augmented_kinematics_derivative(const Eigen::Vector3d& v, const 
     a(0, 2) = w2(1) * law.mu2() * law.mu2() * x(1) / norm;
   }
   return a;
-}
-
-Eigen::Vector3d predictor(const Eigen::Vector3d& r, const Eigen::Vector3d& v, double rho,
-                          const FrictionLaw& law) {
-  return r - rho * augmented_kinematics(v, law);
 }
 
 ConeProjection bipotential_update(const Eigen::Vector3d& r, double g, const Eigen::Vector2d& du_t,

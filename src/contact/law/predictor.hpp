@@ -15,17 +15,28 @@ namespace bipo {
 
 /// A(v) = (g + |omega^2 du_t|_mu*, omega^2 du_t) for v = (g, du_t), the
 /// kinematic part of the predictor of SPEC 3.2. Frictionless: (g, 0, 0).
-[[nodiscard]] Eigen::Vector3d augmented_kinematics(const Eigen::Vector3d& v,
-                                                   const FrictionLaw& law);
+/// Inline, as predictor() is.
+[[nodiscard]] inline Eigen::Vector3d augmented_kinematics(const Eigen::Vector3d& v,
+                                                          const FrictionLaw& law) {
+  // Frictionless, omega is undefined and the cone is the ray r_t = 0: only
+  // tau_n matters, and it must not see a non-finite slip through 0 * du_t.
+  if (law.frictionless()) return {v(0), 0.0, 0.0};
+  const Eigen::Vector2d x = law.omega_squared().cwiseProduct(v.tail<2>());  // modified slip
+  return {v(0) + law.dual_norm_mu(x), x(0), x(1)};
+}
 
 /// dA/dv. At du_t = 0 the dual norm is not differentiable; its zero
 /// subgradient is used (the Newton step of a stick node then aims at v = 0).
 [[nodiscard]] Eigen::Matrix3d augmented_kinematics_derivative(const Eigen::Vector3d& v,
                                                               const FrictionLaw& law);
 
-/// The predictor tau = r - rho A(v) of SPEC 3.2, for v = (g, du_t).
-[[nodiscard]] Eigen::Vector3d predictor(const Eigen::Vector3d& r, const Eigen::Vector3d& v,
-                                        double rho, const FrictionLaw& law);
+/// The predictor tau = r - rho A(v) of SPEC 3.2, for v = (g, du_t). Inline:
+/// the predictor-corrector and Newton's residual build it per node and
+/// iteration.
+[[nodiscard]] inline Eigen::Vector3d predictor(const Eigen::Vector3d& r, const Eigen::Vector3d& v,
+                                               double rho, const FrictionLaw& law) {
+  return r - rho * augmented_kinematics(v, law);
+}
 
 /// SPEC 3.2 predictor-corrector for one node: returns proj_K(tau) with
 /// tau = predictor(r, (g, du_t), rho), i.e. tau_t = r_t - rho omega^2 du_t and
