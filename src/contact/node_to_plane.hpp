@@ -1,37 +1,26 @@
 // Owns node-to-rigid-plane contact (SPEC.md section 2) for a list of contact
-// nodes, and the solution of the condensed contact problem of an increment:
-// semi-smooth Newton on the per-node fixed-point equations, with block
-// Gauss-Seidel sweeps of the per-node law as its fallback (SPEC 3.2, 3.3).
+// nodes: each node against its plane, with its local frame, the kinematics
+// (gaps and slips) of nodal displacements, the nodal forces of reactions, the
+// condensed operators of the nodes, and the increment's contact problem as a
+// value (problem()) for the solvers of contact/solvers.hpp. After a solve it
+// settles, evaluates and measures the reactions, and accepts the increment.
 //
 // It knows nothing of meshes or of how the global system is solved: the
-// solver gives it the Delassus operator W = E^T K^-1 E in the nodes' local
-// frames (E maps local reactions to nodal forces) and, per increment, the
-// contact nodes' displacements without contact forces. Everything per node is
-// in the local frame (n, t1, t2).
+// solver gives it the condensed stiffness S in the nodes' local frames (W =
+// S^-1 = E^T K^-1 E, E mapping local reactions to nodal forces) and, per
+// increment, the contact nodes' displacements without contact forces.
+// Everything per node is in the local frame (n, t1, t2).
 #pragma once
 
 #include <Eigen/Core>
-#include <Eigen/Geometry>
+#include <memory>
 #include <vector>
 
-#include "contact/friction_law.hpp"
+#include "contact/condensed_problem.hpp"
+#include "contact/law/law.hpp"
+#include "contact/rigid_plane.hpp"
 
 namespace bipo {
-
-/// A rigid plane (SPEC 2): point p0, unit normal n into the body, principal
-/// friction direction t1, t2 = n x t1, its law, and its prescribed rigid
-/// displacement w at the current and at the last converged increment.
-struct RigidPlane {
-  Eigen::Vector3d point = Eigen::Vector3d::Zero();
-  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
-  Eigen::Vector3d t1 = Eigen::Vector3d::UnitX();
-  FrictionLaw law = FrictionLaw::isotropic(0.0);
-  Eigen::Vector3d w = Eigen::Vector3d::Zero();
-  Eigen::Vector3d w_prev = Eigen::Vector3d::Zero();
-
-  /// Rows n, t1, t2: maps global vectors to local components.
-  [[nodiscard]] Eigen::Matrix3d frame() const;
-};
 
 /// One contact node: the plane it touches and its reference position X.
 struct ContactNode {
@@ -50,16 +39,6 @@ struct ContactNodeState {
   double dissipation = 0.0;  ///< D_i = -r_t . du_t
 };
 
-/// How the contact iterations of one increment went.
-struct ContactSolveReport {
-  int newton_iterations = 0;  ///< semi-smooth Newton steps
-  int sweeps = 0;             ///< block Gauss-Seidel sweeps (fallback)
-  bool converged = false;
-  double scaled_certificate = 0.0;  ///< max_i G_i / (max |r| * motion scale)
-  double scaled_penetration = 0.0;  ///< max(-g) / motion scale
-  double scaled_residual = 0.0;     ///< max_i |F_i| / max |r| (fixed-point residual, SPEC 3.2)
-};
-
 class NodeToPlaneContact {
  public:
   NodeToPlaneContact(std::vector<RigidPlane> planes, std::vector<ContactNode> nodes);
@@ -67,21 +46,28 @@ class NodeToPlaneContact {
   [[nodiscard]] int n_nodes() const { return static_cast<int>(nodes_.size()); }
   [[nodiscard]] const std::vector<RigidPlane>& planes() const { return planes_; }
   [[nodiscard]] const std::vector<ContactNode>& nodes() const { return nodes_; }
-  /// Local frame of node i (rows n, t1, t2).
+  /// Local frame of node i (rows n, t1, t2; see rigid_plane.hpp).
   [[nodiscard]] const Eigen::Matrix3d& frame(int i) const { return frames_[i]; }
+  /// The law of node i: its plane's.
+  [[nodiscard]] const FrictionLaw& law(int i) const { return laws_[i]; }
 
   /// Sets the condensed stiffness S = W^-1 of the contact nodes (3m x 3m,
   /// local frames), as a direct solver's factorization provides it, derives
   /// the Delassus operator W, and sets the per-node rho: automatic from the
-  /// node's diagonal block of W (friction_law.hpp) unless a plane gives a
+  /// node's diagonal block of W (law/one_node.hpp) unless a plane gives a
   /// fixed value (`rho_override`, one per plane, <= 0 = auto).
   void set_condensed_stiffness(Eigen::MatrixXd s, const std::vector<double>& rho_override);
-  /// Sets S and W = S^-1 as already computed (another contact module of the
-  /// same nodes and frames), and the per-node rho as above.
-  void set_condensed_operators(const Eigen::MatrixXd& s, const Eigen::MatrixXd& w,
+  /// Shares operators already computed (another contact module of the same
+  /// nodes and frames), and sets the per-node rho as above.
+  void set_condensed_operators(std::shared_ptr<const CondensedOperators> operators,
                                const std::vector<double>& rho_override);
-  [[nodiscard]] const Eigen::MatrixXd& condensed_stiffness() const { return s_; }
-  [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }
+  [[nodiscard]] const std::shared_ptr<const CondensedOperators>& condensed_operators() const {
+    return operators_;
+  }
+  [[nodiscard]] const Eigen::MatrixXd& condensed_stiffness() const {
+    return operators_->stiffness();
+  }
+  [[nodiscard]] const Eigen::MatrixXd& delassus() const { return operators_->delassus(); }
   [[nodiscard]] double rho(int i) const { return rho_[i]; }
 
   /// Moves the planes for the increment being solved.
@@ -92,27 +78,11 @@ class NodeToPlaneContact {
   /// against the last converged ones (SPEC 2).
   [[nodiscard]] Eigen::VectorXd kinematics(const Eigen::VectorXd& u) const;
 
-  /// Solves the increment's contact problem: finds local reactions r (3m)
-  /// such that, with v = q + W r the local kinematics, the law holds at every
-  /// node. `q` is kinematics() of the displacements without contact forces.
-  /// `r` is the starting point on entry (the last converged reactions).
-  /// A semi-smooth Newton method on the fixed-point equations of SPEC 3.2
-  /// runs first; when it stalls, short batches of block Gauss-Seidel sweeps
-  /// alternate with it (see the definition for the limits).
-  /// `max_iterations` bounds the Newton steps plus the sweeps.
-  ContactSolveReport solve(const Eigen::VectorXd& q, Eigen::VectorXd& r, double law_tolerance,
-                           int max_iterations) const;
-
-  /// The two methods solve() combines, exposed for tests and benchmarks.
-  ContactSolveReport solve_semismooth_newton(const Eigen::VectorXd& q, Eigen::VectorXd& r,
-                                             double law_tolerance, int max_iterations) const;
-  ContactSolveReport solve_gauss_seidel(const Eigen::VectorXd& q, Eigen::VectorXd& r,
-                                        double law_tolerance, int max_sweeps) const;
-  /// Continuation in the sliding coefficients from the associated law to the
-  /// planes' laws, a semi-smooth Newton solve per stage (solve() falls back on
-  /// it for non-associated laws). `r` is the starting point of the first stage.
-  ContactSolveReport solve_by_continuation(const Eigen::VectorXd& q, Eigen::VectorXd& r,
-                                           double law_tolerance, int max_iterations) const;
+  /// The increment's contact problem for the free motion q (kinematics() of
+  /// the displacements without contact forces): the shared operators, q, the
+  /// nodes' laws and rho, and motion_scale(q). Solve it with solve_contact
+  /// (contact/solvers.hpp).
+  [[nodiscard]] CondensedContactProblem problem(const Eigen::VectorXd& q) const;
 
   /// Nodal forces of the reactions on the body (3m, global components).
   [[nodiscard]] Eigen::VectorXd nodal_forces(const Eigen::VectorXd& r) const;
@@ -156,34 +126,16 @@ class NodeToPlaneContact {
   void accept(const Eigen::VectorXd& u);
 
  private:
+  void set_rho(const std::vector<double>& rho_override);
+
   std::vector<RigidPlane> planes_;
   std::vector<ContactNode> nodes_;
   std::vector<Eigen::Matrix3d> frames_;
-  /// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (SPEC
-  /// 3.2), and optionally its derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i.
-  void set_rho(const std::vector<double>& rho_override);
-  [[nodiscard]] bool has_non_associated_law() const;
-  /// The law of node i in the current solve: its plane's, or a stage's of
-  /// solve_by_continuation.
-  [[nodiscard]] const FrictionLaw& law_of(int i) const;
-  /// The stopping test of both iterations: scaled certificate, penetration
-  /// and fixed-point residual F (of v, r) all below the tolerance.
-  bool has_converged(const Eigen::VectorXd& v, const Eigen::VectorXd& r, const Eigen::VectorXd& f,
-                     double motion_scale, double law_tolerance, ContactSolveReport& report) const;
-  void fixed_point_residual(const Eigen::VectorXd& v, const Eigen::VectorXd& r, Eigen::VectorXd& f,
-                            std::vector<ContactState>* states, std::vector<Eigen::Matrix3d>* b,
-                            std::vector<Eigen::Matrix3d>* c) const;
-
-  Eigen::MatrixXd w_;
-  Eigen::MatrixXd s_;  // W^-1: the condensed stiffness of the contact nodes
+  std::vector<FrictionLaw> laws_;  // per node: its plane's
+  std::shared_ptr<const CondensedOperators> operators_;
   std::vector<double> rho_;
   Eigen::VectorXd u_prev_;    // 3m, global components
   Eigen::VectorXd gap_prev_;  // m, gaps at the last converged increment
-  // Scratch storage of the Newton step's dense matrix, kept between calls
-  // (so solve() must not run concurrently on one object).
-  mutable std::vector<double> newton_matrix_;
-  // The laws of the current continuation stage (one per plane), or null.
-  mutable const std::vector<FrictionLaw>* continuation_laws_ = nullptr;
 };
 
 }  // namespace bipo

@@ -17,13 +17,14 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <numbers>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
+#include "contact/law/friction_law.hpp"
+#include "contact/rigid_plane.hpp"
 #include "core/errors.hpp"
 #include "core/file_errors.hpp"
 #include "core/text_encoding.hpp"
@@ -816,36 +817,20 @@ FrictionParams friction(const Reader& r, const Field& f) {
   fp.p1 = p1_field ? coefficient(*p1_field) : fp.mu1;
   fp.p2 = p2_field ? coefficient(*p2_field) : fp.mu2;
 
-  const bool frictionless = fp.mu1 == 0.0 && fp.mu2 == 0.0;
-  if (!frictionless && (fp.mu1 == 0.0 || fp.mu2 == 0.0)) {
-    const Field& zero = m.required(fp.mu1 == 0.0 ? "mu1" : "mu2", "");
-    r.fail(zero, "expected mu1 and mu2 both > 0 (or both 0: frictionless), got mu1 = " +
-                     fmt(fp.mu1) + ", mu2 = " + fmt(fp.mu2));
-  }
-  if (frictionless) {
-    if (fp.p1 != 0.0)
-      r.fail(*p1_field,
-             "expected 0 or no value (the contact is frictionless), got " + found(p1_field->node));
-    if (fp.p2 != 0.0)
-      r.fail(*p2_field,
-             "expected 0 or no value (the contact is frictionless), got " + found(p2_field->node));
-  } else {
-    if (fp.p1 == 0.0)
-      r.fail(*p1_field,
-             "expected a number > 0 (the contact has friction), got " + found(p1_field->node));
-    if (fp.p2 == 0.0)
-      r.fail(*p2_field,
-             "expected a number > 0 (the contact has friction), got " + found(p2_field->node));
+  // The rules of the law itself (contact/law/friction_law.hpp), reported at
+  // the key of the coefficient at fault.
+  if (const auto problem = friction_parameters_problem(fp.mu1, fp.mu2, fp.p1, fp.p2)) {
+    const FrictionCoefficient c = problem->coefficient;
+    if (c == FrictionCoefficient::mu1 || c == FrictionCoefficient::mu2)
+      r.fail(m.required(ortho ? coefficient_name(c) : "mu", ""), "expected " + problem->expected +
+                                                                     ", got mu1 = " + fmt(fp.mu1) +
+                                                                     ", mu2 = " + fmt(fp.mu2));
+    const std::optional<Field>& p_field = c == FrictionCoefficient::p1 ? p1_field : p2_field;
+    // Without a p key, p = mu, which the rules accept.
+    r.fail(p_field ? *p_field : f, "expected " + problem->expected + ", got " +
+                                       (p_field ? found(p_field->node) : std::string("none")));
   }
   return fp;
-}
-
-/// t1 for angle 0: the projection of global x onto the plane, or of global y
-/// when n is parallel to x.
-Eigen::Vector3d reference_direction(const Eigen::Vector3d& n) {
-  Eigen::Vector3d e = Eigen::Vector3d::UnitX() - n.x() * n;
-  if (e.norm() < 1e-6) e = Eigen::Vector3d::UnitY() - n.y() * n;
-  return e.normalized();
 }
 
 /// A direction given by its components: any finite numbers, as only its
@@ -855,8 +840,7 @@ constexpr Range kDirectionComponent{-std::numeric_limits<double>::max(),
 
 Eigen::Vector3d direction(const Reader& r, const std::optional<Field>& f,
                           const Eigen::Vector3d& n) {
-  const Eigen::Vector3d e = reference_direction(n);
-  if (!f) return e;
+  if (!f) return reference_direction(n);
   const Map m(r, *f, {"angle", "vector"}, "a map {angle: <degrees>} or {vector: [x, y, z]}");
   if (m.has("angle") == m.has("vector")) {
     r.fail(*f, std::string("expected exactly one of the keys angle, vector, got ") +
@@ -866,19 +850,18 @@ Eigen::Vector3d direction(const Reader& r, const std::optional<Field>& f,
     // A turn and more is a mistake rather than an angle; larger values
     // would also lose the angle's digits in the conversion to radians.
     const double deg = number(r, *a, {-360.0, 360.0, "an angle in degrees in [-360, 360]"});
-    const double rad = deg * std::numbers::pi / 180.0;
-    return (std::cos(rad) * e + std::sin(rad) * n.cross(e)).normalized();
+    return direction_at_angle(n, deg);
   }
   const Field vf = *m.get("vector");
   const Eigen::Vector3d v = vec3(r, vf, kDirectionComponent);
   if (v.cwiseAbs().maxCoeff() == 0.0) r.fail(vf, "expected a non-zero vector, got [0, 0, 0]");
   const Eigen::Vector3d u = normalizable(v);
-  const Eigen::Vector3d t = u - u.dot(n) * n;
-  if (t.norm() <= 1e-8 * u.norm()) {
+  const std::optional<Eigen::Vector3d> t = direction_along(n, u);
+  if (!t) {
     r.fail(vf, "expected a vector not parallel to the plane's normal, got [" + fmt(v.x()) + ", " +
                    fmt(v.y()) + ", " + fmt(v.z()) + "] (its projection onto the plane is zero)");
   }
-  return t.normalized();
+  return *t;
 }
 
 ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const LoadProgram& main) {

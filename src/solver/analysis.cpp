@@ -283,8 +283,7 @@ void Analysis::share_setup_from(const Analysis& donor, const std::vector<double>
   k_ff_ = donor.k_ff_;
   k_fp_ = donor.k_fp_;
   solver_ = donor.solver_;
-  contact_->set_condensed_operators(donor.contact_->condensed_stiffness(),
-                                    donor.contact_->delassus(), rho_override);
+  contact_->set_condensed_operators(donor.contact_->condensed_operators(), rho_override);
 }
 
 /// The stiffness, once (SPEC 1).
@@ -431,7 +430,7 @@ void Analysis::external_forces_at(double position, Eigen::VectorXd& f) const {
 }
 
 Eigen::Vector3d Analysis::contact_reaction(int i) const {
-  return contact_->frame(i).transpose() * r_.segment<3>(3 * i);
+  return to_global(contact_->frame(i), r_.segment<3>(3 * i));
 }
 
 // An increment: its loads and free motion, the contact problem, the
@@ -443,7 +442,7 @@ StepResult Analysis::advance_to(double position) {
   inc.result.position = position;
   begin_increment(inc);
   apply_loads(inc);
-  solve_contact(inc);
+  solve_contact_problem(inc);
   recover_displacements(inc);
   check_equilibrium(inc);
   check_law_on_recovered(inc);
@@ -497,7 +496,7 @@ Eigen::VectorXd Analysis::gather_contact(const Eigen::VectorXd& u_free) const {
 }
 
 /// Contact: the condensed problem, from the last converged reactions.
-void Analysis::solve_contact(Increment& inc) {
+void Analysis::solve_contact_problem(Increment& inc) {
   StepResult& result = inc.result;
   const int m = contact_->n_nodes();
   const Eigen::VectorXd& q = inc.q;
@@ -515,7 +514,8 @@ void Analysis::solve_contact(Increment& inc) {
     r += ratio * (r_ - r_previous_);
   }
   const ContactSolveReport report =
-      m > 0 ? contact_->solve(q, r, case_.solver.law_tolerance, case_.solver.max_iterations)
+      m > 0 ? solve_contact(contact_->problem(q), r, case_.solver.law_tolerance,
+                            case_.solver.max_iterations, contact_workspace_)
             : ContactSolveReport{0, 0, true, 0.0, 0.0, 0.0};
   result.newton_iterations = report.newton_iterations;
   result.sweeps = report.sweeps;
@@ -543,8 +543,8 @@ void Analysis::throw_contact_not_converged(const ContactSolveReport& report,
   // The raw G of the iterate (negative where a node penetrates).
   std::vector<double> g(m);
   for (int i = 0; i < m; ++i)
-    g[i] = law_certificate(r.segment<3>(3 * i), v(3 * i), v.segment<2>(3 * i + 1),
-                           contact_->planes()[contact_->nodes()[i].plane].law);
+    g[i] =
+        law_certificate(r.segment<3>(3 * i), v(3 * i), v.segment<2>(3 * i + 1), contact_->law(i));
   std::vector<int> order(m);
   std::iota(order.begin(), order.end(), 0);
   const int n_show = std::min(m, 5);
@@ -650,11 +650,11 @@ void Analysis::commit_step(Increment& inc) {
   contact_->accept(inc.u_contact);
   for (int j = 0; j < m; ++j) {
     const ContactNodeState& s = states_[j];
-    slip_sum_[j] += contact_->frame(j).bottomRows<2>().transpose() * s.slip;
+    slip_sum_[j] += tangential_to_global(contact_->frame(j), s.slip);
     slip_length_[j] += s.slip.norm();
     dissipation_sum_[j] += s.dissipation;
     result.dissipation += s.dissipation;
-    result.contact_force += contact_->frame(j).transpose() * s.r;
+    result.contact_force += to_global(contact_->frame(j), s.r);
     result.contact_normal_force += s.r(0);
     result.contact_tangential_force += s.r.tail<2>();
     (s.state == ContactState::open

@@ -4,7 +4,7 @@
 // contact nodes, assembles, factorizes and condenses (or shares another
 // analysis' set-up) and solves the load patterns' free motions once.
 // advance_to() solves one increment: the loads and free motion, the contact
-// law on the condensed problem (NodeToPlaneContact::solve), a recovery solve,
+// law on the condensed problem (solve_contact), a recovery solve,
 // independent checks of equilibrium and of the law certificate G on the
 // recovered displacements, and the commit. What belongs to the application
 // (set-up sharing between cases, the BLAS threads) comes in SetupChoices.
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "contact/node_to_plane.hpp"
+#include "contact/solvers.hpp"
 #include "fem/elasticity.hpp"
 #include "mesh/mesh.hpp"
 #include "model/case.hpp"
@@ -169,7 +170,7 @@ class Analysis {
 
   void begin_increment(Increment& inc) const;
   void apply_loads(Increment& inc);
-  void solve_contact(Increment& inc);
+  void solve_contact_problem(Increment& inc);
   [[noreturn]] void throw_contact_not_converged(const ContactSolveReport& report,
                                                 const Increment& inc) const;
   void recover_displacements(Increment& inc);
@@ -188,6 +189,7 @@ class Analysis {
   std::unique_ptr<DofPartition> partition_;
   std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;
+  ContactWorkspace contact_workspace_;  // scratch of the contact solves, kept between increments
   std::vector<int> contact_mesh_nodes_;
   // 3 per contact node, indices into the free dofs; -1 for a tangential
   // component held at zero by a symmetry condition.

@@ -1,5 +1,7 @@
 #include "solver/step_snapshot.hpp"
 
+#include "contact/rigid_plane.hpp"
+
 namespace bipo {
 
 namespace {
@@ -67,10 +69,9 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
   snapshot.friction_force.reserve(states.size());
   snapshot.slip_increment.reserve(states.size());
   for (std::size_t i = 0; i < states.size(); ++i) {
-    // Rows t1, t2 of the node's frame: local tangential to global.
     const Eigen::Matrix3d& frame = analysis.contact().frame(static_cast<int>(i));
-    snapshot.friction_force.emplace_back(frame.bottomRows<2>().transpose() * states[i].r.tail<2>());
-    snapshot.slip_increment.emplace_back(frame.bottomRows<2>().transpose() * states[i].slip);
+    snapshot.friction_force.emplace_back(tangential_to_global(frame, states[i].r.tail<2>()));
+    snapshot.slip_increment.emplace_back(tangential_to_global(frame, states[i].slip));
   }
   return snapshot;
 }

@@ -1,4 +1,4 @@
-// Benchmarks of the contact law module (contact/friction_law.hpp): the cone
+// Benchmarks of the contact law module (contact/law/): the cone
 // projection (isotropic closed form, orthotropic Ferrari + Newton path) and the
 // bipotential predictor-corrector, on pre-generated inputs with mixed states
 // (stick, slip, open), and the one-node solve of a Gauss-Seidel sweep.
@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "contact/friction_law.hpp"
+#include "contact/law/law.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The continuation fallback of the contact iteration inside a whole run
-// (NodeToPlaneContact::solve, docs/architecture.md "The contact iteration"):
+// (solve_contact, docs/architecture.md "The contact iteration"):
 // case C on the uniform 16/8 O-grid (1313 contact nodes) through the first
 // step of its first unloading. There Newton's line search stalls and
 // Gauss-Seidel sweeps do not converge; before the continuation existed, bipo

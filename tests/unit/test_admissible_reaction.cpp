@@ -1,4 +1,4 @@
-// admissible_reaction (contact/friction_law.hpp): the reaction a converged
+// admissible_reaction (contact/law/cone.hpp): the reaction a converged
 // increment reports is in K_mu exactly, as norm_mu computes it (issue 11,
 // item 12), and it is the Euclidean projection of the solver's reaction.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "contact/friction_law.hpp"
+#include "contact/law/law.hpp"
 
 namespace bipo {
 namespace {

@@ -1,7 +1,8 @@
-// Unit tests of the contact law module (contact/friction_law.hpp, SPEC.md section 3):
+// Unit tests of the per-node contact law (contact/law/, SPEC.md section 3):
 // parameters, cone projection against exact truths and an independent long double
 // reference, the predictor-corrector's fixed points, the bipotential certificate
-// (including the Coulomb graph of the first seed paper) and the one-node solver.
+// (including the Coulomb graph of the first seed paper), the predictor A(v)
+// and its derivative, the projection's derivative and the one-node solver.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -11,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "contact/friction_law.hpp"
+#include "contact/law/law.hpp"
 #include "core/errors.hpp"
 
 namespace bipo {
@@ -205,6 +206,46 @@ TEST(FrictionLawParams, InvalidParametersThrowInputError) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("mu1"), std::string::npos) << e.what();
   }
+}
+
+TEST(FrictionLawParams, ParametersProblemNamesTheCoefficientAtFault) {
+  using C = FrictionCoefficient;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Row {
+    double mu1, mu2, p1, p2;
+    C at_fault;
+    const char* expected;
+  };
+  const Row rows[] = {
+      {-0.1, 0.1, 0.1, 0.1, C::mu1, ">= 0"},
+      {0.1, nan, 0.1, 0.1, C::mu2, "finite"},
+      {0.1, 0.1, 0.1, -1.0, C::p2, ">= 0"},
+      {0.3, 0.0, 0.3, 0.0, C::mu2, "both > 0 (or both 0: frictionless)"},
+      {0.0, 0.3, 0.0, 0.3, C::mu1, "both > 0 (or both 0: frictionless)"},
+      {0.0, 0.0, 0.1, 0.0, C::p1, "the contact is frictionless"},
+      {0.0, 0.0, 0.0, 0.2, C::p2, "the contact is frictionless"},
+      {0.3, 0.15, 0.0, 0.15, C::p1, "a number > 0 (the contact has friction)"},
+      {0.3, 0.15, 0.3, 0.0, C::p2, "a number > 0 (the contact has friction)"},
+  };
+  for (const Row& row : rows) {
+    const auto problem = friction_parameters_problem(row.mu1, row.mu2, row.p1, row.p2);
+    ASSERT_TRUE(problem.has_value()) << row.mu1 << ' ' << row.mu2 << ' ' << row.p1 << ' ' << row.p2;
+    EXPECT_EQ(problem->coefficient, row.at_fault);
+    EXPECT_NE(problem->expected.find(row.expected), std::string::npos) << problem->expected;
+    // The law refuses the same values, naming the same coefficient.
+    try {
+      (void)FrictionLaw::orthotropic(row.mu1, row.mu2, row.p1, row.p2);
+      ADD_FAILURE() << "expected InputError";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string(coefficient_name(row.at_fault)) + ": expected"),
+                std::string::npos)
+          << what;
+    }
+  }
+  EXPECT_FALSE(friction_parameters_problem(0.0, 0.0, 0.0, 0.0).has_value());
+  EXPECT_FALSE(friction_parameters_problem(0.3, 0.15, 0.05, 0.2).has_value());
+  EXPECT_FALSE(friction_parameters_problem(1e-6, 100.0, 100.0, 1e-6).has_value());
 }
 
 TEST(FrictionLawParams, NormsAreDualAndFrictionFunctionValues) {
@@ -569,6 +610,77 @@ TEST(FrictionUpdate, NotAFixedPointOffTheLaw) {
 
 // ---------------------------------------------------------------------------
 // The bipotential certificate (SPEC 3.1)
+
+TEST(FrictionPredictor, KinematicPartIsSpecFormula) {
+  // A(v) = (g + |omega^2 du_t|_mu*, omega^2 du_t), written out by hand.
+  const double mu1 = 0.3, mu2 = 0.15, p1 = 0.2, p2 = 0.25;
+  const FrictionLaw law = FrictionLaw::orthotropic(mu1, mu2, p1, p2);
+  const double g = -2e-3, du1 = 4e-3, du2 = -1e-3;
+  const double x1 = (p1 / mu1) * (p1 / mu1) * du1, x2 = (p2 / mu2) * (p2 / mu2) * du2;
+  const Vector3d a = augmented_kinematics(Vector3d(g, du1, du2), law);
+  EXPECT_NEAR(a(0), g + std::sqrt(mu1 * mu1 * x1 * x1 + mu2 * mu2 * x2 * x2), 1e-15);
+  EXPECT_NEAR(a(1), x1, 1e-15);
+  EXPECT_NEAR(a(2), x2, 1e-15);
+  const Vector3d r(2.0, 0.1, -0.3);
+  const double rho = 40.0;
+  EXPECT_EQ(predictor(r, Vector3d(g, du1, du2), rho, law), Vector3d(r - rho * a));
+  // Frictionless: the tangential part vanishes even for a non-finite slip.
+  const FrictionLaw none = FrictionLaw::isotropic(0.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(augmented_kinematics(Vector3d(g, inf, 1.0), none), Vector3d(g, 0.0, 0.0));
+  const ConeProjection update = bipotential_update(r, g, Vector2d(inf, 1.0), rho, none);
+  EXPECT_EQ(update.r, Vector3d(r(0) - rho * g, 0.0, 0.0));
+  EXPECT_EQ(update.state, ContactState::slip);
+}
+
+TEST(FrictionPredictor, DerivativesAgreeWithCentralDifferences) {
+  Sampler s(71);
+  for (int i = 0; i < 200; ++i) {
+    const double mu1 = s.uniform(0.05, 2.0), mu2 = mu1 * s.uniform(0.2, 5.0);
+    const FrictionLaw law =
+        FrictionLaw::orthotropic(mu1, mu2, mu1 * s.uniform(0.3, 2.0), mu2 * s.uniform(0.3, 2.0));
+    const Vector3d v(s.uniform(-1.0, 1.0), s.uniform(-1.0, 1.0), s.uniform(-1.0, 1.0));
+    const Eigen::Matrix3d da = augmented_kinematics_derivative(v, law);
+    const double h = 1e-6;
+    for (int k = 0; k < 3; ++k) {
+      Vector3d step = Vector3d::Zero();
+      step(k) = h;
+      const Vector3d fd =
+          (augmented_kinematics(v + step, law) - augmented_kinematics(v - step, law)) / (2.0 * h);
+      EXPECT_LE((da.col(k) - fd).norm(), 1e-6 * (1.0 + fd.norm())) << "column " << k;
+    }
+  }
+}
+
+TEST(FrictionPredictor, ProjectionDerivativeAgreesWithCentralDifferences) {
+  // Identity inside, zero in the polar cone; on the slip branch against
+  // differences of a larger step than the function's own (relative 1e-6),
+  // at points r + t n off the surface (n the outward normal: proj = r).
+  Sampler s(73);
+  const FrictionLaw iso = FrictionLaw::isotropic(0.4);
+  EXPECT_EQ(projection_derivative(Vector3d(1.0, 0.1, 0.1), ContactState::stick, iso),
+            Matrix3d::Identity());
+  EXPECT_EQ(projection_derivative(Vector3d(-1.0, 0.1, 0.1), ContactState::open, iso),
+            Matrix3d::Zero());
+  for (int i = 0; i < 200; ++i) {
+    const double mu1 = s.uniform(0.1, 1.0), mu2 = mu1 * s.uniform(0.3, 3.0);
+    const FrictionLaw law = FrictionLaw::orthotropic(mu1, mu2, mu1, mu2);
+    const Vector3d r = point_in_cone(s, mu1, mu2, 1.0, 1.0);
+    const Vector3d tau = r + s.uniform(0.1, 2.0) * cone_normal(r, mu1, mu2);
+    const ConeProjection p = project_onto_friction_cone(tau, law);
+    ASSERT_EQ(p.state, ContactState::slip);
+    const Matrix3d dp = projection_derivative(tau, p.state, law);
+    const double h = 1e-4;
+    for (int k = 0; k < 3; ++k) {
+      Vector3d step = Vector3d::Zero();
+      step(k) = h;
+      const Vector3d fd = (project_onto_friction_cone(tau + step, law).r -
+                           project_onto_friction_cone(tau - step, law).r) /
+                          (2.0 * h);
+      EXPECT_LE((dp.col(k) - fd).norm(), 1e-5) << "column " << k;
+    }
+  }
+}
 
 TEST(FrictionCertificate, NonNegativeOnAdmissibleAndZeroOnTheGraph) {
   Sampler s(41);

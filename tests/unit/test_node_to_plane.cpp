@@ -1,16 +1,18 @@
-// The condensed contact problem of NodeToPlaneContact (SPEC 3.2, 3.3) on a
-// synthetic SPD condensed stiffness with open, stick and slip nodes at once,
-// for the three kinds of law: the semi-smooth Newton iteration must reach
-// the law at every node (checked independently with the certificate G of
-// SPEC 3.1, the cone and the gap), and for associated laws, whose increment
-// problem has a unique solution, agree with the Gauss-Seidel sweeps; the
-// continuation from the associated law must reach the non-associated one.
+// The condensed contact problem (NodeToPlaneContact::problem) and its solvers
+// (contact/solvers.hpp; SPEC 3.2, 3.3) on a synthetic SPD condensed stiffness with open, stick and
+// slip nodes at once, for the three kinds of law: the semi-smooth Newton iteration must reach the
+// law at every node (checked independently with the certificate G of SPEC 3.1, the cone and the
+// gap), and for associated laws, whose increment problem has a unique solution, agree with the
+// Gauss-Seidel sweeps; the continuation from the associated law must reach the non-associated one,
+// and so must the cascade that chains them; a copy of a problem shares its
+// operators.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
 #include <random>
 
 #include "contact/node_to_plane.hpp"
+#include "contact/solvers.hpp"
 
 namespace bipo {
 namespace {
@@ -99,7 +101,9 @@ TEST_P(CondensedContact, NewtonReachesTheLawAtEveryNode) {
   const NodeToPlaneContact contact = make_contact(c.law);
   const Eigen::VectorXd q = free_motion();
   Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * kNodes);
-  const ContactSolveReport report = contact.solve_semismooth_newton(q, r, 1e-12, 60);
+  ContactWorkspace workspace;
+  const ContactSolveReport report =
+      solve_semismooth_newton(contact.problem(q), r, 1e-12, 60, workspace);
   ASSERT_TRUE(report.converged) << "scaled certificate " << report.scaled_certificate;
   EXPECT_GT(report.newton_iterations, 0);
   expect_law_holds(contact, c.law, q, r);
@@ -112,8 +116,10 @@ TEST_P(CondensedContact, NewtonAgreesWithGaussSeidelWhenTheSolutionIsUnique) {
   const NodeToPlaneContact contact = make_contact(c.law);
   const Eigen::VectorXd q = free_motion();
   Eigen::VectorXd r_newton = Eigen::VectorXd::Zero(3 * kNodes), r_sweeps = r_newton;
-  ASSERT_TRUE(contact.solve_semismooth_newton(q, r_newton, 1e-12, 60).converged);
-  ASSERT_TRUE(contact.solve_gauss_seidel(q, r_sweeps, 1e-12, 100000).converged);
+  ContactWorkspace workspace;
+  const CondensedContactProblem problem = contact.problem(q);
+  ASSERT_TRUE(solve_semismooth_newton(problem, r_newton, 1e-12, 60, workspace).converged);
+  ASSERT_TRUE(solve_gauss_seidel(problem, r_sweeps, 1e-12, 100000).converged);
   expect_law_holds(contact, c.law, q, r_sweeps);
   EXPECT_LE((r_newton - r_sweeps).lpNorm<Eigen::Infinity>(),
             1e-8 * r_sweeps.lpNorm<Eigen::Infinity>());
@@ -122,19 +128,61 @@ TEST_P(CondensedContact, NewtonAgreesWithGaussSeidelWhenTheSolutionIsUnique) {
 INSTANTIATE_TEST_SUITE_P(Laws, CondensedContact, ::testing::Values(0, 1, 2));
 
 TEST(CondensedContactContinuation, ReachesTheNonAssociatedLawFromTheAssociatedOne) {
-  // The fallback of solve() for non-associated laws, called directly: its
-  // end point must satisfy the target law (not an intermediate stage's) at
-  // every node, and solve() must leave the planes' laws as they were.
+  // The fallback of solve_contact for non-associated laws, called directly:
+  // its end point must satisfy the target law (not an intermediate stage's)
+  // at every node, and the problem it was given must keep its laws.
   const FrictionLaw law = law_case(2).law;
   const NodeToPlaneContact contact = make_contact(law);
   const Eigen::VectorXd q = free_motion();
+  const CondensedContactProblem problem = contact.problem(q);
   Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * kNodes);
-  const ContactSolveReport report = contact.solve_by_continuation(q, r, 1e-12, 500);
+  ContactWorkspace workspace;
+  const ContactSolveReport report = solve_by_continuation(problem, r, 1e-12, 500, workspace);
   ASSERT_TRUE(report.converged) << "scaled certificate " << report.scaled_certificate;
   EXPECT_GT(report.newton_iterations, 0);
   expect_law_holds(contact, law, q, r);
+  for (const FrictionLaw& node_law : problem.laws) {
+    EXPECT_EQ(node_law.p1(), law.p1());
+    EXPECT_EQ(node_law.p2(), law.p2());
+  }
   EXPECT_EQ(contact.planes()[0].law.p1(), law.p1());
   EXPECT_EQ(contact.planes()[0].law.p2(), law.p2());
+}
+
+TEST(CondensedContactCascade, SolvesEveryKindOfLaw) {
+  for (int index = 0; index < 3; ++index) {
+    const LawCase& c = law_case(index);
+    SCOPED_TRACE(c.name);
+    const NodeToPlaneContact contact = make_contact(c.law);
+    const Eigen::VectorXd q = free_motion();
+    Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * kNodes);
+    ContactWorkspace workspace;
+    const ContactSolveReport report = solve_contact(contact.problem(q), r, 1e-12, 500, workspace);
+    ASSERT_TRUE(report.converged) << "scaled certificate " << report.scaled_certificate;
+    expect_law_holds(contact, c.law, q, r);
+  }
+}
+
+TEST(CondensedContactProblemValue, CopiesShareTheOperatorsAndHoldTheIncrementsData) {
+  const FrictionLaw law = law_case(1).law;
+  const NodeToPlaneContact contact = make_contact(law);
+  const Eigen::VectorXd q = free_motion();
+  const CondensedContactProblem problem = contact.problem(q);
+  const CondensedContactProblem copy = problem;  // NOLINT: the copy is the point
+  EXPECT_EQ(&copy.w(), &contact.delassus());
+  EXPECT_EQ(&copy.s(), &contact.condensed_stiffness());
+  ASSERT_EQ(copy.n_nodes(), kNodes);
+  EXPECT_EQ(copy.q, q);
+  EXPECT_EQ(copy.motion_scale, contact.motion_scale(q));
+  EXPECT_FALSE(copy.has_non_associated_law());
+  for (int i = 0; i < kNodes; ++i) {
+    EXPECT_EQ(copy.rho[i], contact.rho(i));
+    EXPECT_EQ(copy.laws[i].mu2(), law.mu2());
+  }
+  // W S = I: the operators are each other's inverse.
+  const Eigen::MatrixXd product = copy.w() * copy.s();
+  EXPECT_LE((product - Eigen::MatrixXd::Identity(3 * kNodes, 3 * kNodes)).lpNorm<Eigen::Infinity>(),
+            1e-10);
 }
 
 }  // namespace

@@ -1,0 +1,77 @@
+// The condensed contact problem (SPEC.md section 3.3): its shared operators
+// (W from S by LAPACK's Cholesky inverse) and the measure of how far a state
+// is from the law. See condensed_problem.hpp.
+#include "contact/condensed_problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "contact/law/predictor.hpp"
+#include "core/errors.hpp"
+
+// LAPACK (Fortran ABI; OpenBLAS on Debian when libopenblas is installed).
+extern "C" {
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len);
+void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len);
+}
+
+namespace bipo {
+
+namespace {
+
+/// The inverse of an SPD matrix by LAPACK's Cholesky; false if not SPD.
+bool invert_spd(const Eigen::MatrixXd& a, Eigen::MatrixXd& inverse) {
+  const int n = static_cast<int>(a.rows());
+  const char lower = 'L';
+  int info = 0;
+  inverse = a;
+  if (n == 0) return true;
+  dpotrf_(&lower, &n, inverse.data(), &n, &info, 1);
+  if (info != 0) return false;
+  dpotri_(&lower, &n, inverse.data(), &n, &info, 1);
+  if (info != 0) return false;
+  inverse.triangularView<Eigen::StrictlyUpper>() = inverse.transpose();
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const CondensedOperators> CondensedOperators::from_stiffness(Eigen::MatrixXd s) {
+  std::shared_ptr<CondensedOperators> operators(new CondensedOperators());
+  operators->s_ = std::move(s);
+  if (!invert_spd(operators->s_, operators->w_))
+    throw NumericalError("the condensed stiffness of the contact nodes is not positive definite");
+  return operators;
+}
+
+bool CondensedContactProblem::has_non_associated_law() const {
+  return std::any_of(laws.begin(), laws.end(),
+                     [](const FrictionLaw& law) { return !law.associated(); });
+}
+
+void measure_law(const std::vector<FrictionLaw>& laws, const Eigen::VectorXd& v,
+                 const Eigen::VectorXd& r, double motion_scale, ContactSolveReport& report) {
+  // SPEC 3.1: G is an energy; it is scaled by the largest reaction times the
+  // increment's motion scale. G vanishes quadratically in a misaligned slip
+  // direction, so the solvers also check the fixed-point residual, which is
+  // linear in the error.
+  double max_r = 0.0, max_g = 0.0, max_penetration = 0.0;
+  for (std::size_t i = 0; i < laws.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(3 * i);
+    const Eigen::Vector3d vi = v.segment<3>(k);
+    const Eigen::Vector3d ri = r.segment<3>(k);
+    max_r = std::max(max_r, ri.norm());
+    const double g = law_certificate(ri, vi(0), vi.tail<2>(), laws[i]);
+    max_g = std::max(max_g, std::abs(g));
+    max_penetration = std::max(max_penetration, -vi(0));
+  }
+  const double scale = max_r * motion_scale;
+  report.scaled_certificate = scale > 0.0 ? max_g / scale : (max_g > 0.0 ? 1.0 : 0.0);
+  report.scaled_penetration =
+      motion_scale > 0.0 ? max_penetration / motion_scale : (max_penetration > 0.0 ? 1.0 : 0.0);
+}
+
+}  // namespace bipo

@@ -1,0 +1,57 @@
+// Owns the bipotential predictor of one node (SPEC.md sections 3.1, 3.2) as
+// pure functions: the kinematic part A(v) of the predictor tau = r - rho A(v)
+// and its derivative dA/dv, the predictor-corrector proj_K(tau), the
+// certificate G and the frictional dissipation. The block Gauss-Seidel's
+// one-node problem (one_node.hpp) and the semi-smooth Newton's residual
+// (contact/solvers.cpp) both build tau with predictor().
+#pragma once
+
+#include <Eigen/Core>
+
+#include "contact/law/cone.hpp"
+#include "contact/law/friction_law.hpp"
+
+namespace bipo {
+
+/// A(v) = (g + |omega^2 du_t|_mu*, omega^2 du_t) for v = (g, du_t), the
+/// kinematic part of the predictor of SPEC 3.2. Frictionless: (g, 0, 0).
+/// Inline, as predictor() is.
+[[nodiscard]] inline Eigen::Vector3d augmented_kinematics(const Eigen::Vector3d& v,
+                                                          const FrictionLaw& law) {
+  // Frictionless, omega is undefined and the cone is the ray r_t = 0: only
+  // tau_n matters, and it must not see a non-finite slip through 0 * du_t.
+  if (law.frictionless()) return {v(0), 0.0, 0.0};
+  const Eigen::Vector2d x = law.omega_squared().cwiseProduct(v.tail<2>());  // modified slip
+  return {v(0) + law.dual_norm_mu(x), x(0), x(1)};
+}
+
+/// dA/dv. At du_t = 0 the dual norm is not differentiable; its zero
+/// subgradient is used (the Newton step of a stick node then aims at v = 0).
+[[nodiscard]] Eigen::Matrix3d augmented_kinematics_derivative(const Eigen::Vector3d& v,
+                                                              const FrictionLaw& law);
+
+/// The predictor tau = r - rho A(v) of SPEC 3.2, for v = (g, du_t). Inline:
+/// the predictor-corrector and Newton's residual build it per node and
+/// iteration.
+[[nodiscard]] inline Eigen::Vector3d predictor(const Eigen::Vector3d& r, const Eigen::Vector3d& v,
+                                               double rho, const FrictionLaw& law) {
+  return r - rho * augmented_kinematics(v, law);
+}
+
+/// SPEC 3.2 predictor-corrector for one node: returns proj_K(tau) with
+/// tau = predictor(r, (g, du_t), rho), i.e. tau_t = r_t - rho omega^2 du_t and
+/// tau_n = r_n - rho (g + |omega^2 du_t|_mu*).
+/// Frictionless: r = (max(r_n - rho g, 0), 0, 0).
+[[nodiscard]] ConeProjection bipotential_update(const Eigen::Vector3d& r, double g,
+                                                const Eigen::Vector2d& du_t, double rho,
+                                                const FrictionLaw& law);
+
+/// SPEC 3.1 certificate G = r_n |omega^2 du_t|_mu* + (omega^2 du_t) . r_t + g r_n:
+/// G >= 0 for g >= 0 and r in K_mu, G = 0 iff the law holds. Frictionless: g r_n.
+[[nodiscard]] double law_certificate(const Eigen::Vector3d& r, double g,
+                                     const Eigen::Vector2d& du_t, const FrictionLaw& law);
+
+/// Frictional dissipation of a node in an increment, D = -r_t . du_t (SPEC 3.1).
+[[nodiscard]] double frictional_dissipation(const Eigen::Vector3d& r, const Eigen::Vector2d& du_t);
+
+}  // namespace bipo

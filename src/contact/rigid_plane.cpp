@@ -1,0 +1,35 @@
+// Frame geometry of a rigid plane (SPEC.md section 2). See rigid_plane.hpp.
+#include "contact/rigid_plane.hpp"
+
+#include <cmath>
+#include <numbers>
+
+namespace bipo {
+
+Eigen::Matrix3d plane_frame(const Eigen::Vector3d& normal, const Eigen::Vector3d& t1) {
+  Eigen::Matrix3d f;
+  f.row(0) = normal.transpose();
+  f.row(1) = t1.transpose();
+  f.row(2) = normal.cross(t1).transpose();
+  return f;
+}
+
+Eigen::Vector3d reference_direction(const Eigen::Vector3d& n) {
+  Eigen::Vector3d e = Eigen::Vector3d::UnitX() - n.x() * n;
+  if (e.norm() < 1e-6) e = Eigen::Vector3d::UnitY() - n.y() * n;
+  return e.normalized();
+}
+
+Eigen::Vector3d direction_at_angle(const Eigen::Vector3d& n, double degrees) {
+  const Eigen::Vector3d e = reference_direction(n);
+  const double rad = degrees * std::numbers::pi / 180.0;
+  return (std::cos(rad) * e + std::sin(rad) * n.cross(e)).normalized();
+}
+
+std::optional<Eigen::Vector3d> direction_along(const Eigen::Vector3d& n, const Eigen::Vector3d& u) {
+  const Eigen::Vector3d t = u - u.dot(n) * n;
+  if (t.norm() <= 1e-8 * u.norm()) return std::nullopt;
+  return t.normalized();
+}
+
+}  // namespace bipo

@@ -1,0 +1,424 @@
+// The solvers of the condensed contact problem (SPEC.md sections 3.2, 3.3):
+// semi-smooth Newton, block Gauss-Seidel, the continuation and the cascade.
+// See solvers.hpp, and docs/architecture.md "The contact iteration".
+#include "contact/solvers.hpp"
+
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "contact/law/law.hpp"
+#include "core/errors.hpp"
+
+// LAPACK (Fortran ABI; OpenBLAS on Debian when libopenblas is installed):
+// the dense LU of the Newton system is the contact solver's hot spot.
+extern "C" {
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info, std::size_t trans_len);
+}
+
+namespace bipo {
+
+namespace {
+
+/// Solves a x = b in place (b becomes x, a its LU) by LAPACK; false if
+/// singular. `a` is n x n, column-major with leading dimension n.
+bool solve_dense_lu(double* a, int n, double* b, std::vector<int>& pivots) {
+  const int one = 1;
+  int info = 0;
+  pivots.resize(static_cast<std::size_t>(n));
+  dgetrf_(&n, &n, a, &n, pivots.data(), &info);
+  if (info != 0) return false;
+  const char trans = 'N';
+  dgetrs_(&trans, &n, &one, a, &n, pivots.data(), b, &n, &info, 1);
+  return info == 0;
+}
+
+/// The unknowns of one node that does not stick in the Newton step of
+/// solve_semismooth_newton: its motion increment is
+/// dv_i = dv0_i + N theta_i with theta of size 2 or 3, and its rows of the
+/// step's equations are E (B_i dr_i + C_i dv_i) = -E F_i with G = E B_i,
+/// H = E C_i.
+struct NewtonNodeUnknowns {
+  int node = 0;
+  int offset = 0;  // first row and column of theta in the dense system
+  int size = 3;
+  Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 3, 3> g, h;
+  Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, 3> basis;  // N
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1> rhs;    // -E F_i
+};
+
+/// For a slip node the projection derivative P fixes the generator of the
+/// cone through proj_K(tau) (the cone is homogeneous), so B = I - P is
+/// singular: along its left null vector u the step's equation reads
+/// u^T C dv_i = -u^T F_i, which involves the node's own motion only. That
+/// equation is solved locally (dv0 on the line of C^T u, theta in the plane
+/// orthogonal to it), and the node keeps 2 unknowns instead of 3; the dense
+/// system of a slip-dominated increment shrinks by a third and its LU by
+/// 70 %. Returns false (keep 3 unknowns) when B is not numerically singular.
+bool reduce_slip_node(const Eigen::Matrix3d& b, const Eigen::Matrix3d& c, const Eigen::Vector3d& f,
+                      NewtonNodeUnknowns& unknowns, Eigen::Vector3d& dv0) {
+  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(b, Eigen::ComputeFullU);
+  const Eigen::Vector3d sigma = svd.singularValues();
+  // The finite-difference P is exact to about 1e-10; dropping u^T B dr_i
+  // below 1e-8 |B| changes the Newton step by as little.
+  if (!(sigma(2) <= 1e-8 * sigma(0))) return false;
+  const Eigen::Vector3d u = svd.matrixU().col(2);
+  const Eigen::Vector3d line = c.transpose() * u;
+  const double length = line.norm();
+  if (!(length > 1e-12 * c.norm())) return false;
+  const Eigen::Vector3d axis = line / length;
+  dv0 = axis * (-u.dot(f) / length);
+  // An orthonormal basis of the plane orthogonal to the axis.
+  Eigen::Vector3d t = std::abs(axis(0)) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
+  t = (t - t.dot(axis) * axis).normalized();
+  unknowns.size = 2;
+  unknowns.basis.resize(3, 2);
+  unknowns.basis.col(0) = t;
+  unknowns.basis.col(1) = axis.cross(t);
+  const Eigen::Matrix<double, 2, 3> e = svd.matrixU().leftCols<2>().transpose();
+  unknowns.g = e * b;
+  unknowns.h = e * c;
+  unknowns.rhs = -(e * f);
+  return true;
+}
+
+/// The stopping test of both iterations: scaled certificate, penetration
+/// and fixed-point residual F (of v, r) all below the tolerance.
+bool has_converged(const CondensedContactProblem& problem, const Eigen::VectorXd& v,
+                   const Eigen::VectorXd& r, const Eigen::VectorXd& f, double law_tolerance,
+                   ContactSolveReport& report) {
+  measure_law(problem.laws, v, r, problem.motion_scale, report);
+  const double max_r = r.lpNorm<Eigen::Infinity>();
+  const double max_f = f.lpNorm<Eigen::Infinity>();
+  report.scaled_residual = max_r > 0.0 ? max_f / max_r : (max_f > 0.0 ? 1.0 : 0.0);
+  report.converged = report.scaled_certificate <= law_tolerance &&
+                     report.scaled_penetration <= law_tolerance &&
+                     report.scaled_residual <= law_tolerance;
+  return report.converged;
+}
+
+/// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (SPEC
+/// 3.2), and optionally its derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i.
+void fixed_point_residual(const CondensedContactProblem& problem, const Eigen::VectorXd& v,
+                          const Eigen::VectorXd& r, Eigen::VectorXd& f,
+                          std::vector<ContactState>* states, std::vector<Eigen::Matrix3d>* b,
+                          std::vector<Eigen::Matrix3d>* c) {
+  for (int i = 0; i < problem.n_nodes(); ++i) {
+    const FrictionLaw& law = problem.laws[i];
+    const Eigen::Vector3d vi = v.segment<3>(3 * i);
+    const Eigen::Vector3d ri = r.segment<3>(3 * i);
+    const Eigen::Vector3d tau = predictor(ri, vi, problem.rho[i], law);
+    const ConeProjection projection = project_onto_friction_cone(tau, law);
+    f.segment<3>(3 * i) = ri - projection.r;
+    if (states) (*states)[i] = projection.state;
+    if (b && c) {
+      const Eigen::Matrix3d p = projection_derivative(tau, projection.state, law);
+      (*b)[i] = Eigen::Matrix3d::Identity() - p;
+      (*c)[i] = problem.rho[i] * p * augmented_kinematics_derivative(vi, law);
+    }
+  }
+}
+
+}  // namespace
+
+ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::VectorXd& r,
+                                 double law_tolerance, int max_iterations,
+                                 ContactWorkspace& workspace) {
+  // SPEC 3.3, in order of cost:
+  // 1. Semi-smooth Newton on the fixed-point equations (fast and exact to
+  //    round-off once the states settle). When its line search stalls, a
+  //    short batch of Gauss-Seidel sweeps moves the iterate and Newton starts
+  //    again from there (on case C of the punch this needs a tenth of the
+  //    sweeps of running them to convergence); at most a few rounds.
+  // 2. For a non-associated law, continuation from the associated law
+  //    (solve_by_continuation), from the starting point.
+  // 3. Gauss-Seidel sweeps to the end of the budget (slow but robust).
+  constexpr int newton_limit = 60;
+  constexpr int sweeps_per_round = 20;
+  constexpr int max_rounds = 5;
+  ContactSolveReport total;
+  const auto spent = [&] { return total.newton_iterations + total.sweeps; };
+  const auto take = [&](const ContactSolveReport& part) {
+    total.newton_iterations += part.newton_iterations;
+    total.sweeps += part.sweeps;
+    total.converged = part.converged;
+    total.scaled_certificate = part.scaled_certificate;
+    total.scaled_penetration = part.scaled_penetration;
+    total.scaled_residual = part.scaled_residual;
+  };
+  const Eigen::VectorXd r_start = r;
+  for (int round = 1; round <= max_rounds && spent() < max_iterations; ++round) {
+    const ContactSolveReport newton = solve_semismooth_newton(
+        problem, r, law_tolerance, std::min(max_iterations - spent(), newton_limit), workspace);
+    take(newton);
+    if (newton.converged) return total;
+    if (!r.allFinite()) r = r_start;
+    if (newton.newton_iterations == 0 || round == max_rounds) break;  // no help from more rounds
+    take(solve_gauss_seidel(problem, r, law_tolerance,
+                            std::min(max_iterations - spent(), sweeps_per_round)));
+    if (total.converged) return total;
+  }
+  if (problem.has_non_associated_law() && spent() < max_iterations) {
+    Eigen::VectorXd r_path = r_start;
+    const ContactSolveReport path =
+        solve_by_continuation(problem, r_path, law_tolerance, max_iterations - spent(), workspace);
+    take(path);
+    if (path.converged) {
+      r = r_path;
+      return total;
+    }
+  }
+  if (spent() < max_iterations)
+    take(solve_gauss_seidel(problem, r, law_tolerance, max_iterations - spent()));
+  return total;
+}
+
+ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem, Eigen::VectorXd& r,
+                                         double law_tolerance, int max_iterations,
+                                         ContactWorkspace& workspace) {
+  // The sliding coefficients go from the friction coefficients (t = 0, the
+  // associated law) to their values (t = 1): p_k(t) = mu_k + t (p_k - mu_k),
+  // the cone itself unchanged. Each stage starts Newton from the previous
+  // stage's solution; a stage that fails is retried with half the step in t,
+  // a stage that succeeds doubles it (at most 1/4). On the refined punch of
+  // case C (1313 contact nodes), whose first unloading increment neither
+  // Newton nor Gauss-Seidel solved, a first trial with fixed steps of 0.1
+  // solved every stage in 2-8 Newton steps.
+  constexpr double min_step = 1.0 / 1024.0;
+  ContactSolveReport report;
+  // Each stage solves a copy of the problem with its own laws (the operators
+  // are shared, not copied).
+  CondensedContactProblem stage_problem = problem;
+  const auto laws_at = [&](double t) {
+    for (int i = 0; i < problem.n_nodes(); ++i) {
+      const FrictionLaw& law = problem.laws[i];
+      stage_problem.laws[i] =
+          FrictionLaw::orthotropic(law.mu1(), law.mu2(), law.mu1() + t * (law.p1() - law.mu1()),
+                                   law.mu2() + t * (law.p2() - law.mu2()));
+    }
+  };
+  Eigen::VectorXd r_stage = r;
+  double t = 0.0, step = 0.25;
+  bool first = true;
+  while (report.newton_iterations < max_iterations) {
+    const double t_next = first ? 0.0 : std::min(1.0, t + step);
+    laws_at(t_next);
+    Eigen::VectorXd r_try = r_stage;
+    const ContactSolveReport stage =
+        solve_semismooth_newton(stage_problem, r_try, law_tolerance,
+                                std::min(60, max_iterations - report.newton_iterations), workspace);
+    report.newton_iterations += stage.newton_iterations;
+    if (stage.converged) {
+      r_stage = r_try;
+      if (t_next == 1.0) {
+        const int steps = report.newton_iterations;
+        report = stage;
+        report.newton_iterations = steps;
+        r = r_stage;
+        return report;
+      }
+      if (!first) step = std::min(2.0 * step, 0.25);
+      t = t_next;
+      first = false;
+    } else {
+      if (first || step <= min_step) break;  // the associated problem or a tiny step failed
+      step *= 0.5;
+    }
+  }
+  report.converged = false;
+  return report;
+}
+
+namespace {
+
+/// The iterate and scratch of one semi-smooth Newton solve, sized once.
+struct NewtonState {
+  explicit NewtonState(int m)
+      : states(static_cast<std::size_t>(m)),
+        b(static_cast<std::size_t>(m)),
+        c(static_cast<std::size_t>(m)),
+        f(3 * m),
+        dv(3 * m),
+        dr(3 * m),
+        trial_f(3 * m),
+        s_times_basis(3 * m, 3) {
+    unknowns.reserve(static_cast<std::size_t>(m));
+  }
+
+  std::vector<ContactState> states;
+  std::vector<Eigen::Matrix3d> b, c;  // B_i = dF_i/dr_i, C_i = dF_i/dv_i
+  Eigen::VectorXd v, f, dv, dr, trial_r, trial_v, trial_f;
+  std::vector<NewtonNodeUnknowns> unknowns;
+  std::vector<int> pivots;
+  Eigen::VectorXd rhs;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis;
+};
+
+/// The first part of a Newton step: stick nodes get dv_i from their own
+/// equation; slip nodes the part dv0_i fixed by their own equation
+/// (reduce_slip_node); the rest becomes unknowns of the dense system. Then
+/// dr = S dv for the known motion (stick dv and slip dv0), column by column.
+/// Returns the size of the dense system.
+int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
+  const int m = static_cast<int>(n.states.size());
+  n.dv.setZero();
+  n.dr.setZero();
+  n.unknowns.clear();
+  int n_system = 0;
+  for (int i = 0; i < m; ++i) {
+    const Eigen::Vector3d f_i = n.f.segment<3>(3 * i);
+    if (n.states[i] == ContactState::stick) {
+      n.dv.segment<3>(3 * i) = -n.c[i].partialPivLu().solve(f_i);
+      continue;
+    }
+    NewtonNodeUnknowns& node = n.unknowns.emplace_back();
+    node.node = i;
+    node.offset = n_system;
+    Eigen::Vector3d dv0 = Eigen::Vector3d::Zero();
+    if (n.states[i] == ContactState::open || !reduce_slip_node(n.b[i], n.c[i], f_i, node, dv0)) {
+      node.size = 3;
+      node.basis = Eigen::Matrix3d::Identity();
+      node.g = n.b[i];
+      node.h = n.c[i];
+      node.rhs = -f_i;
+    }
+    n.dv.segment<3>(3 * i) = dv0;
+    n_system += node.size;
+  }
+  for (int j = 0; j < m; ++j)
+    if (!n.dv.segment<3>(3 * j).isZero(0.0))
+      n.dr.noalias() += s.middleCols<3>(3 * j) * n.dv.segment<3>(3 * j);
+  return n_system;
+}
+
+/// The rest of a Newton step: the dense system of the unknowns, blocks
+/// G_i S_ij N_j (+ H_i N_i on the diagonal), solved by LU; their motion is
+/// added to dv and its forces to dr. False if the system is singular.
+bool unknown_part_of_step(const Eigen::MatrixXd& s, int n_system, NewtonState& n,
+                          ContactWorkspace& workspace) {
+  // The matrix lives in the caller's workspace, kept between calls.
+  const auto size = static_cast<std::size_t>(n_system) * static_cast<std::size_t>(n_system);
+  std::vector<double>& storage = workspace.newton_matrix;
+  if (storage.size() < size) storage.resize(size);
+  Eigen::Map<Eigen::MatrixXd> system(storage.data(), n_system, n_system);
+  n.rhs.resize(n_system);
+  // The blocks are at most 3 x 3: coefficient-wise (lazy) products avoid
+  // the general matrix-product machinery, which dominated this loop.
+  for (const NewtonNodeUnknowns& col : n.unknowns) {
+    const int j = col.node;
+    n.s_times_basis.noalias() = s.middleCols<3>(3 * j).lazyProduct(col.basis);
+    for (const NewtonNodeUnknowns& row : n.unknowns)
+      system.block(row.offset, col.offset, row.size, col.size).noalias() =
+          row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
+    system.block(col.offset, col.offset, col.size, col.size).noalias() +=
+        col.h.lazyProduct(col.basis);
+    n.rhs.segment(col.offset, col.size) = col.rhs - col.g.lazyProduct(n.dr.segment<3>(3 * j)) -
+                                          col.h.lazyProduct(n.dv.segment<3>(3 * j));
+  }
+  if (!solve_dense_lu(system.data(), n_system, n.rhs.data(), n.pivots)) return false;
+  for (const NewtonNodeUnknowns& node : n.unknowns) {
+    const int j = node.node;
+    const Eigen::Vector3d delta = node.basis * n.rhs.segment(node.offset, node.size);
+    n.dv.segment<3>(3 * j) += delta;
+    n.dr.noalias() += s.middleCols<3>(3 * j) * delta;
+  }
+  return true;
+}
+
+/// Backtracking on |F| along (dr, dv): semi-smooth Newton is only locally
+/// convergent. On success the trial point is in (trial_r, trial_v).
+bool line_search(const CondensedContactProblem& problem, const Eigen::VectorXd& r, NewtonState& n) {
+  const double norm_f = n.f.norm();
+  double step = 1.0;
+  bool accepted = false;
+  for (int halving = 0; halving < 12 && !accepted; ++halving, step *= 0.5) {
+    n.trial_r = r + step * n.dr;
+    n.trial_v = n.v + step * n.dv;
+    fixed_point_residual(problem, n.trial_v, n.trial_r, n.trial_f, nullptr, nullptr, nullptr);
+    accepted = n.trial_f.norm() < (1.0 - 1e-4 * step) * norm_f;
+  }
+  return accepted;
+}
+
+}  // namespace
+
+ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& problem,
+                                           Eigen::VectorXd& r, double law_tolerance,
+                                           int max_iterations, ContactWorkspace& workspace) {
+  // Newton on F(r) = 0, F_i = r_i - proj_K(r_i - rho_i A(v_i)), v = q + W r.
+  // The step solves B_i dr_i + C_i dv_i = -F_i with dv = W dr, i.e. dr = S dv.
+  // Stick nodes (B_i = 0) give dv_i = -C_i^-1 F_i and open nodes (C_i = 0)
+  // give dr_i = -F_i: only the slip and open nodes' dv remain unknown, in a
+  // dense system of their size (small when most nodes stick).
+  //
+  // The dense products with S and W are the costly part besides the LU, so a
+  // step multiplies by each column of S once (the stick columns before the
+  // solve, the unknown ones after it), and trial points move v along dv
+  // instead of recomputing q + W r. Before convergence is declared, v is
+  // recomputed as q + W r, so the test is always on consistent (v, r).
+  const Eigen::VectorXd& q = problem.q;
+  const Eigen::MatrixXd& w = problem.w();
+  const Eigen::MatrixXd& s = problem.s();
+  ContactSolveReport report;
+  NewtonState n(problem.n_nodes());
+  n.v = q + w * r;
+  bool v_is_exact = true;
+  for (int iteration = 0;; ++iteration) {
+    fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
+    if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) {
+      if (v_is_exact) return report;
+      n.v.noalias() = q + w * r;
+      v_is_exact = true;
+      fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
+      if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) return report;
+    }
+    if (iteration == max_iterations) return report;
+    report.newton_iterations = iteration + 1;
+
+    const int n_system = known_part_of_step(s, n);
+    if (n_system > 0 && !unknown_part_of_step(s, n_system, n, workspace)) return report;
+    if (!n.dr.allFinite() || !n.dv.allFinite()) return report;
+    if (!line_search(problem, r, n)) return report;
+    r.swap(n.trial_r);
+    n.v.swap(n.trial_v);
+    v_is_exact = false;
+  }
+}
+
+ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Eigen::VectorXd& r,
+                                      double law_tolerance, int max_sweeps) {
+  // SPEC 3.3: block Gauss-Seidel sweeps on W. Node i sees the others frozen:
+  // v_i = q_i + sum_j W_ij r_j = (q_i + sum_{j!=i} W_ij r_j) + W_ii r_i, and
+  // its one-node law is solved by the bipotential predictor-corrector.
+  const int m = problem.n_nodes();
+  const Eigen::MatrixXd& w = problem.w();
+  ContactSolveReport report;
+  Eigen::VectorXd v = problem.q + w * r, f(3 * m);
+  const double local_tolerance = 0.01 * law_tolerance;
+  for (int sweep = 1; sweep <= max_sweeps; ++sweep) {
+    for (int i = 0; i < m; ++i) {
+      const Eigen::Matrix3d w_ii = w.block<3, 3>(3 * i, 3 * i);
+      const Eigen::Vector3d r_i = r.segment<3>(3 * i);
+      const Eigen::Vector3d q_i = v.segment<3>(3 * i) - w_ii * r_i;
+      const LocalSolution local =
+          solve_node_law(w_ii, q_i, problem.laws[i], problem.rho[i], r_i, local_tolerance, 200);
+      const Eigen::Vector3d delta = local.r - r_i;
+      if (delta.isZero(0.0)) continue;
+      v.noalias() += w.middleCols<3>(3 * i) * delta;
+      r.segment<3>(3 * i) = local.r;
+    }
+    report.sweeps = sweep;
+    if (!v.allFinite() || !r.allFinite())
+      throw NumericalError("non-finite contact reactions in sweep " + std::to_string(sweep));
+    fixed_point_residual(problem, v, r, f, nullptr, nullptr, nullptr);
+    if (has_converged(problem, v, r, f, law_tolerance, report)) return report;
+  }
+  return report;
+}
+
+}  // namespace bipo

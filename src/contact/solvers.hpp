@@ -1,0 +1,57 @@
+// Owns the solvers of the condensed contact problem (SPEC.md section 3.3), as
+// free functions over a CondensedContactProblem in the manner of the fc3d
+// solvers of the frictional-contact literature: semi-smooth Newton on the
+// per-node fixed-point equations (SPEC 3.2), block Gauss-Seidel sweeps of the
+// one-node law, the continuation in the sliding coefficients, and the cascade
+// that chains them (solve_contact). None holds state between calls except
+// what the caller passes in a ContactWorkspace. docs/architecture.md, "The
+// contact iteration", says why the cascade is what it is.
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "contact/condensed_problem.hpp"
+
+namespace bipo {
+
+/// Scratch storage of the Newton step's dense matrix, kept between solves by
+/// its owner: a fresh allocation per step of that size costs page faults
+/// comparable to the LU. One workspace per solve running at a time.
+struct ContactWorkspace {
+  std::vector<double> newton_matrix;
+};
+
+/// Solves the problem: finds r (3m) such that the law holds at every node
+/// with v = q + W r. `r` is the starting point on entry (the last converged
+/// reactions). A semi-smooth Newton method runs first; when it stalls, short
+/// batches of block Gauss-Seidel sweeps alternate with it; for a
+/// non-associated law the continuation follows; then sweeps to the end of the
+/// budget (see the definition for the limits). `max_iterations` bounds the
+/// Newton steps plus the sweeps.
+ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::VectorXd& r,
+                                 double law_tolerance, int max_iterations,
+                                 ContactWorkspace& workspace);
+
+/// Semi-smooth Newton on F_i = r_i - proj_K(r_i - rho_i A(v_i)) = 0 (SPEC
+/// 3.2), with a backtracking line search on |F|; stops when the line search
+/// stalls or after max_iterations steps.
+ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& problem,
+                                           Eigen::VectorXd& r, double law_tolerance,
+                                           int max_iterations, ContactWorkspace& workspace);
+
+/// Block Gauss-Seidel sweeps (SPEC 3.3): node by node, the one-node law
+/// (solve_node_law) with the other nodes frozen. Throws NumericalError on a
+/// non-finite iterate.
+ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Eigen::VectorXd& r,
+                                      double law_tolerance, int max_sweeps);
+
+/// Continuation in the sliding coefficients from the associated law to the
+/// problem's laws, a semi-smooth Newton solve per stage on a copy of the
+/// problem with the stage's laws. `r` is the starting point of the first
+/// stage; it is changed only when the last stage converges.
+ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem, Eigen::VectorXd& r,
+                                         double law_tolerance, int max_iterations,
+                                         ContactWorkspace& workspace);
+
+}  // namespace bipo
