@@ -64,6 +64,15 @@ template <class Global>
   return frame.bottomRows<2>() * global;
 }
 
+/// A 3x3 block of a tensor coupling two nodes (a condensed stiffness S_ij,
+/// global components on both sides) -> in their local frames: F_i S_ij F_j^T.
+template <class Block>
+[[nodiscard]] Eigen::Matrix3d block_to_local(const Eigen::Matrix3d& frame_i,
+                                             const Eigen::MatrixBase<Block>& block,
+                                             const Eigen::Matrix3d& frame_j) {
+  return frame_i * block * frame_j.transpose();
+}
+
 /// A rigid plane (SPEC 2): point p0, unit normal n into the body, principal
 /// friction direction t1, t2 = n x t1, its law, and its prescribed rigid
 /// displacement w at the current and at the last converged increment.

@@ -343,7 +343,7 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
   for (int j = 0; j < m; ++j)
     for (int i = 0; i < m; ++i)
       s_local.block<3, 3>(3 * i, 3 * j) =
-          contact_->frame(i) * s_xyz.block<3, 3>(3 * i, 3 * j) * contact_->frame(j).transpose();
+          block_to_local(contact_->frame(i), s_xyz.block<3, 3>(3 * i, 3 * j), contact_->frame(j));
   contact_->set_condensed_stiffness(std::move(s_local), rho_override);
   timings_.delassus = seconds_since(start);
 }
