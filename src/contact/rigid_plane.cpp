@@ -32,4 +32,10 @@ std::optional<Eigen::Vector3d> direction_along(const Eigen::Vector3d& n, const E
   return t.normalized();
 }
 
+Eigen::Vector3d RigidPlane::radial_direction(const Eigen::Vector3d& x) const {
+  Eigen::Vector3d in_plane = x - point;
+  in_plane -= in_plane.dot(normal) * normal;
+  return in_plane.norm() > 1e-12 ? Eigen::Vector3d(in_plane.normalized()) : t1;
+}
+
 }  // namespace bipo

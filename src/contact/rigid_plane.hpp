@@ -86,6 +86,10 @@ struct RigidPlane {
 
   /// plane_frame(normal, t1): rows n, t1, t2.
   [[nodiscard]] Eigen::Matrix3d frame() const { return plane_frame(normal, t1); }
+  /// The unit direction in the plane from the plane's point p0 toward the
+  /// projection of x (the radial direction of a point of a punch centred on
+  /// p0); t1 where x projects onto p0.
+  [[nodiscard]] Eigen::Vector3d radial_direction(const Eigen::Vector3d& x) const;
 };
 
 }  // namespace bipo

@@ -27,10 +27,7 @@ ProbeSite probe_site(const Analysis& analysis, const Probe& probe) {
   ProbeSite site{probe.name, best, Eigen::Vector3d::UnitX()};
   if (best < 0) return site;
   const ContactNode& node = contact.nodes()[best];
-  const RigidPlane& plane = contact.planes()[node.plane];
-  Eigen::Vector3d in_plane = node.position - plane.point;
-  in_plane -= in_plane.dot(plane.normal) * plane.normal;
-  site.radial = in_plane.norm() > 1e-12 ? Eigen::Vector3d(in_plane.normalized()) : plane.t1;
+  site.radial = contact.planes()[node.plane].radial_direction(node.position);
   return site;
 }
 

@@ -78,5 +78,20 @@ TEST(RigidPlaneFrame, RotationsInvertEachOther) {
   EXPECT_LE((tangential_to_global(f, tangential) - in_plane).norm(), 1e-14);
 }
 
+TEST(RigidPlaneFrame, RadialDirectionIsTheUnitInPlaneDirectionFromThePlanesPoint) {
+  // A tilted plane: n = (0, 3, 4)/5 through p0 = (1, 1, 1). A point p0 + 2 a
+  // + 7 n, with a = (1, 0, 0) in the plane, is radially along a; a point on
+  // the normal through p0 has no radial direction and gets t1.
+  RigidPlane plane;
+  plane.point = Vector3d(1.0, 1.0, 1.0);
+  plane.normal = Vector3d(0.0, 3.0, 4.0) / 5.0;
+  plane.t1 = Vector3d(0.0, 4.0, -3.0) / 5.0;
+  const Vector3d a(1.0, 0.0, 0.0);
+  EXPECT_LE((plane.radial_direction(plane.point + 2.0 * a + 7.0 * plane.normal) - a).norm(), 1e-15);
+  const Vector3d b = plane.t1;
+  EXPECT_LE((plane.radial_direction(plane.point - 0.5 * b) + b).norm(), 1e-15);
+  EXPECT_EQ(plane.radial_direction(plane.point + 3.0 * plane.normal), plane.t1);
+}
+
 }  // namespace
 }  // namespace bipo
