@@ -44,23 +44,32 @@ struct Secular {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Projection onto K_mu (SPEC 3.2)
+// Ferrari's method for the quartic
 
-namespace detail {
+namespace {
 
-bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0, double roots[4]) {
-  // Monic form x^4 + b x^3 + c x^2 + d x + e, depressed by x = y - b/4:
-  // y^4 + p y^2 + q y + r = 0.
+/// The monic quartic x^4 + b x^3 + c x^2 + d x + e depressed by x = y - b/4:
+/// y^4 + p y^2 + q y + r = 0.
+struct DepressedQuartic {
+  double p, q, r;
+  double shift;  // x = y + shift
+};
+
+DepressedQuartic depress_quartic(double c4, double c3, double c2, double c1, double c0) {
   const double b = c3 / c4, c = c2 / c4, d = c1 / c4, e = c0 / c4;
   const double b2 = b * b;
   const double p = c - 3.0 * b2 / 8.0;
   const double q = d - b * c / 2.0 + b2 * b / 8.0;
   const double r = e - b * d / 4.0 + b2 * c / 16.0 - 3.0 * b2 * b2 / 256.0;
   const double shift = -b / 4.0;
+  return {p, q, r, shift};
+}
 
-  // Ferrari: (y^2 + p/2 + m)^2 = 2m y^2 - q y + (p/2 + m)^2 - r is a perfect
-  // square when m solves the resolvent cubic m^3 + p m^2 + (p^2/4 - r) m - q^2/8 = 0.
-  // Its largest real root is > 0 whenever q != 0.
+/// Ferrari: (y^2 + p/2 + m)^2 = 2m y^2 - q y + (p/2 + m)^2 - r is a perfect
+/// square when m solves the resolvent cubic m^3 + p m^2 + (p^2/4 - r) m - q^2/8 = 0.
+/// Its largest real root, which is > 0 whenever q != 0.
+double resolvent_root(const DepressedQuartic& dq) {
+  const double p = dq.p, q = dq.q, r = dq.r;
   const double ca = p, cb = p * p / 4.0 - r, cc = -q * q / 8.0;
   const double P = cb - ca * ca / 3.0;
   const double Q = 2.0 * ca * ca * ca / 27.0 - ca * cb / 3.0 + cc;
@@ -76,48 +85,69 @@ bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0
   }
   double m = t - ca / 3.0;
   // One Newton step on the resolvent polishes m (it only feeds square roots).
-  {
-    const double f = ((m + ca) * m + cb) * m + cc;
-    const double df = (3.0 * m + 2.0 * ca) * m + cb;
-    if (df != 0.0) {
-      const double m1 = m - f / df;
-      if (std::isfinite(m1)) m = m1;
-    }
+  const double f = ((m + ca) * m + cb) * m + cc;
+  const double df = (3.0 * m + 2.0 * ca) * m + cb;
+  if (df != 0.0) {
+    const double m1 = m - f / df;
+    if (std::isfinite(m1)) m = m1;
   }
+  return m;
+}
 
-  auto quadratic = [](double B, double C, double* out) {  // y^2 + B y + C = 0
-    const double dq = B * B - 4.0 * C;
-    if (dq <= 0.0) {  // complex pair (or double root): keep the real part
-      out[0] = out[1] = -B / 2.0;
-      return;
-    }
-    const double s = -0.5 * (B + std::copysign(std::sqrt(dq), B));  // no cancellation
-    out[0] = s;
-    out[1] = (s != 0.0) ? C / s : 0.0;
-  };
+/// The roots of y^2 + B y + C = 0; a complex pair (or double root) gives its
+/// real part twice.
+void solve_monic_quadratic(double B, double C, double* out) {
+  const double dq = B * B - 4.0 * C;
+  if (dq <= 0.0) {
+    out[0] = out[1] = -B / 2.0;
+    return;
+  }
+  const double s = -0.5 * (B + std::copysign(std::sqrt(dq), B));  // no cancellation
+  out[0] = s;
+  out[1] = (s != 0.0) ? C / s : 0.0;
+}
 
-  double y[4];
+/// The four roots y of the depressed quartic, given the resolvent's root m:
+/// the two quadratic factors y^2 -+ sqrt(2m) y + p/2 + m +- q / (2 sqrt(2m)).
+void depressed_quartic_roots(const DepressedQuartic& dq, double m, double y[4]) {
   if (m > 0.0) {
     const double sq = std::sqrt(2.0 * m);
-    const double h = q / (2.0 * sq);
-    quadratic(-sq, p / 2.0 + m + h, y);
-    quadratic(sq, p / 2.0 + m - h, y + 2);
+    const double h = dq.q / (2.0 * sq);
+    solve_monic_quadratic(-sq, dq.p / 2.0 + m + h, y);
+    solve_monic_quadratic(sq, dq.p / 2.0 + m - h, y + 2);
   } else {  // q == 0: biquadratic y^4 + p y^2 + r = 0
     double z[2];
-    quadratic(p, r, z);
+    solve_monic_quadratic(dq.p, dq.r, z);
     for (int k = 0; k < 2; ++k) {
       const double root = std::sqrt(std::max(z[k], 0.0));
       y[2 * k] = root;
       y[2 * k + 1] = -root;
     }
   }
+}
+
+}  // namespace
+
+namespace detail {
+
+bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0, double roots[4]) {
+  const DepressedQuartic dq = depress_quartic(c4, c3, c2, c1, c0);
+  double y[4];
+  depressed_quartic_roots(dq, resolvent_root(dq), y);
   bool finite = true;
   for (int k = 0; k < 4; ++k) {
-    roots[k] = y[k] + shift;
+    roots[k] = y[k] + dq.shift;
     finite = finite && std::isfinite(roots[k]);
   }
   return finite;
 }
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// Projection onto K_mu (SPEC 3.2)
+
+namespace detail {
 
 ConeProjection project_onto_cone_circular(const Eigen::Vector3d& tau, double mu) {
   // Circular cone |r_t| <= mu r_n: closed form of SPEC 3.2.
