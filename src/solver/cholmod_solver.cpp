@@ -77,10 +77,26 @@ class CholmodSolver final : public LinearSolver {
     if (factor_) cholmod_free_factor(&factor_, &common_);
     SparseMatrix lower = a.triangularView<Eigen::Lower>();
     cholmod_sparse view = lower_view(lower);
-    // Ordering: CHOLMOD's own best fill-reducing ordering (AMD or METIS) of
-    // the other unknowns, then the condensed ones. (Constrained AMD on the
-    // whole matrix gave a 3x larger factor on 3D meshes: AMD orders their
-    // interior much worse than nested dissection.)
+    std::vector<int> perm = contact_last_ordering(lower, condensed);
+    analyze_with_given_ordering(view, perm);
+    finish_factorization(view, a);
+    const int* final_perm = static_cast<const int*>(factor_->Perm);
+    if (!factor_->is_super || !std::equal(perm.begin(), perm.end(), final_perm))
+      throw NumericalError("CHOLMOD did not keep the given ordering");
+    const int first = n - n_c;
+    return in_caller_order(schur_from_trailing_factor(trailing_factor_block(first, n_c)), perm,
+                           condensed, n);
+  }
+
+ private:
+  // Ordering: CHOLMOD's own best fill-reducing ordering (AMD or METIS) of
+  // the other unknowns, then the condensed ones. (Constrained AMD on the
+  // whole matrix gave a 3x larger factor on 3D meshes: AMD orders their
+  // interior much worse than nested dissection.)
+  std::vector<int> contact_last_ordering(const SparseMatrix& lower,
+                                         const std::vector<int>& condensed) {
+    const int n = static_cast<int>(lower.rows());
+    const int n_c = static_cast<int>(condensed.size());
     std::vector<int> is_condensed(static_cast<std::size_t>(n), 0);
     for (int dof : condensed) is_condensed[dof] = 1;
     std::vector<int> interior, interior_index(static_cast<std::size_t>(n), -1);
@@ -92,13 +108,7 @@ class CholmodSolver final : public LinearSolver {
     const int first = n - n_c;
     std::vector<int> perm(static_cast<std::size_t>(n));
     if (first > 0) {
-      std::vector<Eigen::Triplet<double, int>> entries;
-      for (int col = 0; col < lower.outerSize(); ++col)
-        for (SparseMatrix::InnerIterator it(lower, col); it; ++it)
-          if (interior_index[it.row()] >= 0 && interior_index[col] >= 0)
-            entries.emplace_back(interior_index[it.row()], interior_index[col], it.value());
-      SparseMatrix interior_lower(first, first);
-      interior_lower.setFromTriplets(entries.begin(), entries.end());
+      SparseMatrix interior_lower = interior_block(lower, interior_index, first);
       cholmod_sparse interior_view = lower_view(interior_lower);
       cholmod_factor* symbolic = cholmod_analyze(&interior_view, &common_);
       if (!symbolic) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
@@ -107,8 +117,25 @@ class CholmodSolver final : public LinearSolver {
       cholmod_free_factor(&symbolic, &common_);
     }
     for (int c = 0; c < n_c; ++c) perm[first + c] = condensed[c];
-    // Analyze with exactly this ordering (no postordering, which could move
-    // the trailing block), then restore CHOLMOD's defaults.
+    return perm;
+  }
+
+  /// The lower triangle of the interior-interior block, in interior numbering.
+  static SparseMatrix interior_block(const SparseMatrix& lower,
+                                     const std::vector<int>& interior_index, int first) {
+    std::vector<Eigen::Triplet<double, int>> entries;
+    for (int col = 0; col < lower.outerSize(); ++col)
+      for (SparseMatrix::InnerIterator it(lower, col); it; ++it)
+        if (interior_index[it.row()] >= 0 && interior_index[col] >= 0)
+          entries.emplace_back(interior_index[it.row()], interior_index[col], it.value());
+    SparseMatrix interior_lower(first, first);
+    interior_lower.setFromTriplets(entries.begin(), entries.end());
+    return interior_lower;
+  }
+
+  // Analyze with exactly this ordering (no postordering, which could move
+  // the trailing block), then restore CHOLMOD's defaults.
+  void analyze_with_given_ordering(cholmod_sparse& view, std::vector<int>& perm) {
     const int saved_methods = common_.nmethods, saved_postorder = common_.postorder;
     const int saved_ordering = common_.method[0].ordering;
     common_.nmethods = 1;
@@ -119,12 +146,10 @@ class CholmodSolver final : public LinearSolver {
     common_.method[0].ordering = saved_ordering;
     common_.postorder = saved_postorder;
     if (!factor_) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
-    finish_factorization(view, a);
-    const int* final_perm = static_cast<const int*>(factor_->Perm);
-    if (!factor_->is_super || !std::equal(perm.begin(), perm.end(), final_perm))
-      throw NumericalError("CHOLMOD did not keep the given ordering");
+  }
 
-    // L_cc: the rows and columns >= first of the supernodal factor.
+  /// L_cc: the rows and columns >= first of the supernodal factor.
+  [[nodiscard]] Eigen::MatrixXd trailing_factor_block(int first, int n_c) const {
     Eigen::MatrixXd l_cc = Eigen::MatrixXd::Zero(n_c, n_c);
     const int* super = static_cast<const int*>(factor_->super);
     const int* pi = static_cast<const int*>(factor_->pi);
@@ -142,13 +167,26 @@ class CholmodSolver final : public LinearSolver {
             l_cc(row - first, col - first) = values[px[k] + i + (col - k1) * n_rows];
         }
     }
-    // S (in the factor's order) = L_cc L_cc^T, then in the caller's order.
+    return l_cc;
+  }
+
+  /// S (in the factor's order) = L_cc L_cc^T.
+  static Eigen::MatrixXd schur_from_trailing_factor(const Eigen::MatrixXd& l_cc) {
+    const int n_c = static_cast<int>(l_cc.rows());
     Eigen::MatrixXd s_perm(n_c, n_c);
     const char lower_part = 'L', no_trans = 'N';
     const double one = 1.0, zero = 0.0;
     dsyrk_(&lower_part, &no_trans, &n_c, &n_c, &one, l_cc.data(), &n_c, &zero, s_perm.data(), &n_c,
            1, 1);
     s_perm.triangularView<Eigen::StrictlyUpper>() = s_perm.transpose();
+    return s_perm;
+  }
+
+  /// S from the factor's order to the caller's order of the condensed unknowns.
+  static Eigen::MatrixXd in_caller_order(Eigen::MatrixXd s_perm, const std::vector<int>& perm,
+                                         const std::vector<int>& condensed, int n) {
+    const int n_c = static_cast<int>(condensed.size());
+    const int first = n - n_c;
     std::vector<int> position(static_cast<std::size_t>(n), -1);
     for (int c = 0; c < n_c; ++c) position[condensed[c]] = c;
     std::vector<int> caller_index(static_cast<std::size_t>(n_c));
@@ -162,7 +200,6 @@ class CholmodSolver final : public LinearSolver {
     return s;
   }
 
- private:
   void finish_factorization(cholmod_sparse& view, const SparseMatrix& a) {
     cholmod_factorize(&view, factor_, &common_);
     if (common_.status == CHOLMOD_NOT_POSDEF || factor_->minor < factor_->n)

@@ -44,23 +44,32 @@ struct Secular {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Projection onto K_mu (SPEC 3.2)
+// Ferrari's method for the quartic
 
-namespace detail {
+namespace {
 
-bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0, double roots[4]) {
-  // Monic form x^4 + b x^3 + c x^2 + d x + e, depressed by x = y - b/4:
-  // y^4 + p y^2 + q y + r = 0.
+/// The monic quartic x^4 + b x^3 + c x^2 + d x + e depressed by x = y - b/4:
+/// y^4 + p y^2 + q y + r = 0.
+struct DepressedQuartic {
+  double p, q, r;
+  double shift;  // x = y + shift
+};
+
+DepressedQuartic depress_quartic(double c4, double c3, double c2, double c1, double c0) {
   const double b = c3 / c4, c = c2 / c4, d = c1 / c4, e = c0 / c4;
   const double b2 = b * b;
   const double p = c - 3.0 * b2 / 8.0;
   const double q = d - b * c / 2.0 + b2 * b / 8.0;
   const double r = e - b * d / 4.0 + b2 * c / 16.0 - 3.0 * b2 * b2 / 256.0;
   const double shift = -b / 4.0;
+  return {p, q, r, shift};
+}
 
-  // Ferrari: (y^2 + p/2 + m)^2 = 2m y^2 - q y + (p/2 + m)^2 - r is a perfect
-  // square when m solves the resolvent cubic m^3 + p m^2 + (p^2/4 - r) m - q^2/8 = 0.
-  // Its largest real root is > 0 whenever q != 0.
+/// Ferrari: (y^2 + p/2 + m)^2 = 2m y^2 - q y + (p/2 + m)^2 - r is a perfect
+/// square when m solves the resolvent cubic m^3 + p m^2 + (p^2/4 - r) m - q^2/8 = 0.
+/// Its largest real root, which is > 0 whenever q != 0.
+double resolvent_root(const DepressedQuartic& dq) {
+  const double p = dq.p, q = dq.q, r = dq.r;
   const double ca = p, cb = p * p / 4.0 - r, cc = -q * q / 8.0;
   const double P = cb - ca * ca / 3.0;
   const double Q = 2.0 * ca * ca * ca / 27.0 - ca * cb / 3.0 + cc;
@@ -76,48 +85,196 @@ bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0
   }
   double m = t - ca / 3.0;
   // One Newton step on the resolvent polishes m (it only feeds square roots).
-  {
-    const double f = ((m + ca) * m + cb) * m + cc;
-    const double df = (3.0 * m + 2.0 * ca) * m + cb;
-    if (df != 0.0) {
-      const double m1 = m - f / df;
-      if (std::isfinite(m1)) m = m1;
-    }
+  const double f = ((m + ca) * m + cb) * m + cc;
+  const double df = (3.0 * m + 2.0 * ca) * m + cb;
+  if (df != 0.0) {
+    const double m1 = m - f / df;
+    if (std::isfinite(m1)) m = m1;
   }
+  return m;
+}
 
-  auto quadratic = [](double B, double C, double* out) {  // y^2 + B y + C = 0
-    const double dq = B * B - 4.0 * C;
-    if (dq <= 0.0) {  // complex pair (or double root): keep the real part
-      out[0] = out[1] = -B / 2.0;
-      return;
-    }
-    const double s = -0.5 * (B + std::copysign(std::sqrt(dq), B));  // no cancellation
-    out[0] = s;
-    out[1] = (s != 0.0) ? C / s : 0.0;
-  };
+/// The roots of y^2 + B y + C = 0; a complex pair (or double root) gives its
+/// real part twice.
+void solve_monic_quadratic(double B, double C, double* out) {
+  const double dq = B * B - 4.0 * C;
+  if (dq <= 0.0) {
+    out[0] = out[1] = -B / 2.0;
+    return;
+  }
+  const double s = -0.5 * (B + std::copysign(std::sqrt(dq), B));  // no cancellation
+  out[0] = s;
+  out[1] = (s != 0.0) ? C / s : 0.0;
+}
 
-  double y[4];
+/// The four roots y of the depressed quartic, given the resolvent's root m:
+/// the two quadratic factors y^2 -+ sqrt(2m) y + p/2 + m +- q / (2 sqrt(2m)).
+void depressed_quartic_roots(const DepressedQuartic& dq, double m, double y[4]) {
   if (m > 0.0) {
     const double sq = std::sqrt(2.0 * m);
-    const double h = q / (2.0 * sq);
-    quadratic(-sq, p / 2.0 + m + h, y);
-    quadratic(sq, p / 2.0 + m - h, y + 2);
+    const double h = dq.q / (2.0 * sq);
+    solve_monic_quadratic(-sq, dq.p / 2.0 + m + h, y);
+    solve_monic_quadratic(sq, dq.p / 2.0 + m - h, y + 2);
   } else {  // q == 0: biquadratic y^4 + p y^2 + r = 0
     double z[2];
-    quadratic(p, r, z);
+    solve_monic_quadratic(dq.p, dq.r, z);
     for (int k = 0; k < 2; ++k) {
       const double root = std::sqrt(std::max(z[k], 0.0));
       y[2 * k] = root;
       y[2 * k + 1] = -root;
     }
   }
+}
+
+}  // namespace
+
+namespace detail {
+
+bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0, double roots[4]) {
+  const DepressedQuartic dq = depress_quartic(c4, c3, c2, c1, c0);
+  double y[4];
+  depressed_quartic_roots(dq, resolvent_root(dq), y);
   bool finite = true;
   for (int k = 0; k < 4; ++k) {
-    roots[k] = y[k] + shift;
+    roots[k] = y[k] + dq.shift;
     finite = finite && std::isfinite(roots[k]);
   }
   return finite;
 }
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// Projection onto K_mu (SPEC 3.2)
+
+namespace {
+
+/// tau scaled exactly by 2^-ex so that max |tau_i| is in [1, 2).
+struct ScaledTau {
+  int ex;
+  double tn, t1, t2;
+};
+
+/// An interval of the multiplier gamma that holds the secular root.
+struct Bracket {
+  double lo, hi;
+};
+
+/// The bracket of the slip root. With s = r_n, d_k = s (1 + A_k) - tau_n > 0
+/// and sum_k a_k / d_k^2 = 1, so s lies in [D / (1 + A_max), D / (1 + A_min)]
+/// with D = |tau_t|_mu* + tau_n > 0; gamma = 1 - tau_n / s maps it to a bracket.
+Bracket secular_bracket(double D, double tn, double Amin, double Amax) {
+  const double s_lo = D / (1.0 + Amax), s_hi = D / (1.0 + Amin);
+  // 1 - tau_n / s carries an absolute rounding error of a few eps: widen the
+  // bracket by more than that (E is monotone, the root stays inside).
+  auto widen = [Amin](double g) { return 1e-8 * (Amin + g) + 8.0 * kEps; };
+  double g_lo, g_hi;
+  if (tn > 0.0) {
+    g_lo = 1.0 - tn / s_lo;
+    g_hi = 1.0 - tn / s_hi;
+    g_lo = std::max(0.0, g_lo - widen(g_lo));
+    g_hi = std::clamp(g_hi + widen(g_hi), g_lo, 1.0);
+  } else if (tn < 0.0) {
+    g_lo = 1.0 - tn / s_hi;
+    g_hi = 1.0 - tn / s_lo;
+    g_lo = std::max(1.0, g_lo - widen(g_lo));
+    g_hi = std::max(g_hi + widen(g_hi), g_lo);
+  } else {
+    g_lo = g_hi = 1.0;  // tau_n = 0: gamma = 1 exactly
+  }
+  return {g_lo, g_hi};
+}
+
+/// c4..c0 of SPEC's secular equation cleared of denominators:
+///   a1 (1-g)^2 (A2+g)^2 + a2 (1-g)^2 (A1+g)^2 - tau_n^2 (A1+g)^2 (A2+g)^2 = 0,
+/// a quartic in gamma solved by Ferrari's method as in the source paper.
+void secular_quartic(const Secular& sec, double c[5]) {
+  const double A1 = sec.A1, A2 = sec.A2;
+  const double a1 = sec.sa1 * sec.sa1, a2 = sec.sa2 * sec.sa2, cn = sec.tn * sec.tn;
+  c[4] = a1 + a2 - cn;
+  c[3] = -2.0 * (a1 * (1.0 - A2) + a2 * (1.0 - A1) + cn * (A1 + A2));
+  c[2] = a1 * (1.0 + A2 * (A2 - 4.0)) + a2 * (1.0 + A1 * (A1 - 4.0)) -
+         cn * ((A1 + A2) * (A1 + A2) + 2.0 * A1 * A2);
+  c[1] = 2.0 * (a1 * (1.0 - A2) * A2 + a2 * (1.0 - A1) * A1 - cn * (A1 + A2) * A1 * A2);
+  c[0] = a1 * A2 * A2 + a2 * A1 * A1 - cn * A1 * A1 * A2 * A2;
+}
+
+/// The start of the polish from Ferrari's roots: the right root is the one in
+/// the bracket (gamma >= 0, r_n > 0) with the best residual. Leaves gamma
+/// unchanged and returns false when no root is admissible.
+bool ferrari_start(const Secular& sec, const Bracket& br, double& gamma) {
+  double c[5];
+  secular_quartic(sec, c);
+  const double cmax = std::max({std::abs(c[3]), std::abs(c[2]), std::abs(c[1]), std::abs(c[0])});
+  double roots[4];
+  if (!(std::abs(c[4]) > 1e-8 * cmax &&
+        detail::solve_quartic_ferrari(c[4], c[3], c[2], c[1], c[0], roots)))
+    return false;
+  const double slack = 1e-6 * (br.hi - br.lo);
+  double best = std::numeric_limits<double>::infinity();
+  bool found = false;
+  for (const double root : roots) {
+    if (!(root >= br.lo - slack && root <= br.hi + slack)) continue;
+    const double gr = std::clamp(root, br.lo, br.hi);
+    double e, de;
+    sec.eval(gr, e, de);
+    if (std::abs(e) < best) {
+      best = std::abs(e);
+      gamma = gr;
+      found = true;
+    }
+  }
+  return found;
+}
+
+/// Polish: safeguarded Newton on the monotone secular function E, keeping the
+/// bracket; from Ferrari's root one or two steps reach round-off. Without an
+/// admissible root it is the fallback (Newton with bisection) from the middle.
+/// Returns the number of steps.
+int polish_secular_root(const Secular& sec, double Amin, Bracket br, double& gamma) {
+  const double tol = 4.0 * kEps;
+  int steps = 0;
+  for (; steps < 200; ++steps) {
+    double e, de;
+    sec.eval(gamma, e, de);
+    if (e == 0.0) break;
+    if (e > 0.0)
+      br.lo = gamma;  // E decreasing: the root is to the right
+    else
+      br.hi = gamma;
+    double next = gamma - e / de;
+    const bool newton_ok = std::isfinite(next) && next > br.lo && next < br.hi;
+    if (!newton_ok) next = 0.5 * (br.lo + br.hi);
+    const double step = std::abs(next - gamma);
+    gamma = next;
+    // r_tk depends on gamma through A_k + gamma: converge relative to that.
+    const double ref = Amin + gamma;
+    if (newton_ok && step <= 1e-9 * ref) {  // quadratic convergence: error ~ step^2
+      ++steps;
+      break;
+    }
+    if (br.hi - br.lo <= tol * ref) {
+      ++steps;
+      break;
+    }
+  }
+  return steps;
+}
+
+/// The point of the cone's surface for the multiplier gamma, scaled back.
+detail::GeneralProjection slip_projection(const ScaledTau& s, double mu1, double mu2, double gamma,
+                                          int steps, bool ferrari_used) {
+  const double A1 = mu1 * mu1, A2 = mu2 * mu2;
+  const double r1 = s.t1 * (A1 / (A1 + gamma));
+  const double r2 = s.t2 * (A2 / (A2 + gamma));
+  const double rn = norm2(r1 / mu1, r2 / mu2);  // on the cone: r_n = |r_t|_mu
+  return {Eigen::Vector3d(std::ldexp(rn, s.ex), std::ldexp(r1, s.ex), std::ldexp(r2, s.ex)),
+          ContactState::slip, steps, ferrari_used};
+}
+
+}  // namespace
+
+namespace detail {
 
 ConeProjection project_onto_cone_circular(const Eigen::Vector3d& tau, double mu) {
   // Circular cone |r_t| <= mu r_n: closed form of SPEC 3.2.
@@ -145,108 +302,28 @@ GeneralProjection project_onto_cone_general(const Eigen::Vector3d& tau, double m
   const double big = tau.cwiseAbs().maxCoeff();
   if (big == 0.0) return {Eigen::Vector3d::Zero(), ContactState::open, 0, false};
   const int ex = std::ilogb(big);
-  const double tn = std::ldexp(tau(0), -ex), t1 = std::ldexp(tau(1), -ex),
-               t2 = std::ldexp(tau(2), -ex);
+  const ScaledTau s{ex, std::ldexp(tau(0), -ex), std::ldexp(tau(1), -ex), std::ldexp(tau(2), -ex)};
 
-  const double nmu = norm2(t1 / mu1, t2 / mu2);  // |tau_t|_mu
-  if (nmu <= tn) return {tau, ContactState::stick, 0, false};
-  const double ndual = norm2(mu1 * t1, mu2 * t2);  // |tau_t|_mu*
-  if (ndual <= -tn) return {Eigen::Vector3d::Zero(), ContactState::open, 0, false};
+  const double nmu = norm2(s.t1 / mu1, s.t2 / mu2);  // |tau_t|_mu
+  if (nmu <= s.tn) return {tau, ContactState::stick, 0, false};
+  const double ndual = norm2(mu1 * s.t1, mu2 * s.t2);  // |tau_t|_mu*
+  if (ndual <= -s.tn) return {Eigen::Vector3d::Zero(), ContactState::open, 0, false};
 
   // Slip: r_tk = tau_tk A_k / (A_k + gamma), r_n = |r_t|_mu, gamma >= 0 the root of
-  // the secular equation (SPEC 3.2). With s = r_n, d_k = s (1 + A_k) - tau_n > 0
-  // and sum_k a_k / d_k^2 = 1, so s lies in [D / (1 + A_max), D / (1 + A_min)]
-  // with D = |tau_t|_mu* + tau_n > 0; gamma = 1 - tau_n / s maps it to a bracket.
+  // the secular equation (SPEC 3.2), started from Ferrari's root of the quartic
+  // and polished by Newton.
   const double A1 = mu1 * mu1, A2 = mu2 * mu2;
   const double Amin = std::min(A1, A2), Amax = std::max(A1, A2);
-  const Secular sec{A1, A2, mu1 * std::abs(t1), mu2 * std::abs(t2), tn};
-  const double D = ndual + tn;
-  const double s_lo = D / (1.0 + Amax), s_hi = D / (1.0 + Amin);
-  // 1 - tau_n / s carries an absolute rounding error of a few eps: widen the
-  // bracket by more than that (E is monotone, the root stays inside).
-  auto widen = [Amin](double g) { return 1e-8 * (Amin + g) + 8.0 * kEps; };
-  double g_lo, g_hi;
-  if (tn > 0.0) {
-    g_lo = 1.0 - tn / s_lo;
-    g_hi = 1.0 - tn / s_hi;
-    g_lo = std::max(0.0, g_lo - widen(g_lo));
-    g_hi = std::clamp(g_hi + widen(g_hi), g_lo, 1.0);
-  } else if (tn < 0.0) {
-    g_lo = 1.0 - tn / s_hi;
-    g_hi = 1.0 - tn / s_lo;
-    g_lo = std::max(1.0, g_lo - widen(g_lo));
-    g_hi = std::max(g_hi + widen(g_hi), g_lo);
-  } else {
-    g_lo = g_hi = 1.0;  // tau_n = 0: gamma = 1 exactly
-  }
-
+  const Secular sec{A1, A2, mu1 * std::abs(s.t1), mu2 * std::abs(s.t2), s.tn};
+  const Bracket br = secular_bracket(ndual + s.tn, s.tn, Amin, Amax);
   int steps = 0;
   bool ferrari_used = false;
-  double gamma = 0.5 * (g_lo + g_hi);
-  if (g_hi > g_lo) {
-    // SPEC's equation cleared of denominators:
-    //   a1 (1-g)^2 (A2+g)^2 + a2 (1-g)^2 (A1+g)^2 - tau_n^2 (A1+g)^2 (A2+g)^2 = 0,
-    // a quartic in gamma solved by Ferrari's method as in the source paper.
-    const double a1 = sec.sa1 * sec.sa1, a2 = sec.sa2 * sec.sa2, cn = tn * tn;
-    const double c4 = a1 + a2 - cn;
-    const double c3 = -2.0 * (a1 * (1.0 - A2) + a2 * (1.0 - A1) + cn * (A1 + A2));
-    const double c2 = a1 * (1.0 + A2 * (A2 - 4.0)) + a2 * (1.0 + A1 * (A1 - 4.0)) -
-                      cn * ((A1 + A2) * (A1 + A2) + 2.0 * A1 * A2);
-    const double c1 =
-        2.0 * (a1 * (1.0 - A2) * A2 + a2 * (1.0 - A1) * A1 - cn * (A1 + A2) * A1 * A2);
-    const double c0 = a1 * A2 * A2 + a2 * A1 * A1 - cn * A1 * A1 * A2 * A2;
-    const double cmax = std::max({std::abs(c3), std::abs(c2), std::abs(c1), std::abs(c0)});
-    double roots[4];
-    if (std::abs(c4) > 1e-8 * cmax && solve_quartic_ferrari(c4, c3, c2, c1, c0, roots)) {
-      // The right root: the one in the bracket (gamma >= 0, r_n > 0), best residual.
-      const double slack = 1e-6 * (g_hi - g_lo);
-      double best = std::numeric_limits<double>::infinity();
-      for (const double root : roots) {
-        if (!(root >= g_lo - slack && root <= g_hi + slack)) continue;
-        const double gr = std::clamp(root, g_lo, g_hi);
-        double e, de;
-        sec.eval(gr, e, de);
-        if (std::abs(e) < best) {
-          best = std::abs(e);
-          gamma = gr;
-          ferrari_used = true;
-        }
-      }
-    }
-    // Polish: safeguarded Newton on the monotone secular function E, keeping the
-    // bracket; from Ferrari's root one or two steps reach round-off. Without an
-    // admissible root it is the fallback (Newton with bisection) from the middle.
-    const double tol = 4.0 * kEps;
-    for (; steps < 200; ++steps) {
-      double e, de;
-      sec.eval(gamma, e, de);
-      if (e == 0.0) break;
-      if (e > 0.0)
-        g_lo = gamma;  // E decreasing: the root is to the right
-      else
-        g_hi = gamma;
-      double next = gamma - e / de;
-      const bool newton_ok = std::isfinite(next) && next > g_lo && next < g_hi;
-      if (!newton_ok) next = 0.5 * (g_lo + g_hi);
-      const double step = std::abs(next - gamma);
-      gamma = next;
-      // r_tk depends on gamma through A_k + gamma: converge relative to that.
-      const double ref = Amin + gamma;
-      if (newton_ok && step <= 1e-9 * ref) {  // quadratic convergence: error ~ step^2
-        ++steps;
-        break;
-      }
-      if (g_hi - g_lo <= tol * ref) {
-        ++steps;
-        break;
-      }
-    }
+  double gamma = 0.5 * (br.lo + br.hi);
+  if (br.hi > br.lo) {
+    ferrari_used = ferrari_start(sec, br, gamma);
+    steps = polish_secular_root(sec, Amin, br, gamma);
   }
-  const double r1 = t1 * (A1 / (A1 + gamma));
-  const double r2 = t2 * (A2 / (A2 + gamma));
-  const double rn = norm2(r1 / mu1, r2 / mu2);  // on the cone: r_n = |r_t|_mu
-  return {Eigen::Vector3d(std::ldexp(rn, ex), std::ldexp(r1, ex), std::ldexp(r2, ex)),
-          ContactState::slip, steps, ferrari_used};
+  return slip_projection(s, mu1, mu2, gamma, steps, ferrari_used);
 }
 
 }  // namespace detail

@@ -123,17 +123,74 @@ bool solve_slip_branch(const SlipBranch& b, Eigen::Vector3d& r, int& iterations)
   return false;
 }
 
+/// Below this |r| the convergence tests use an absolute floor.
+constexpr double kTinyReaction = 1e-300;
+
+/// One step of the predictor-corrector (SPEC 3.2) at r, for the node's
+/// kinematics (g, du_t) = q + W r.
+ConeProjection node_update(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
+                           const Eigen::Vector3d& r, double rho, const FrictionLaw& law) {
+  const Eigen::Vector3d k = q + W * r;
+  return bipotential_update(r, k(0), k.tail<2>(), rho, law);
+}
+
+/// Stick: g = 0 and du_t = 0, r = -W^-1 q; it is the solution if r is in K_mu.
+bool stick_candidate(const Eigen::Matrix3d& W, const Eigen::Vector3d& q, const FrictionLaw& law,
+                     Eigen::Vector3d& r) {
+  const Eigen::LLT<Eigen::Matrix3d> llt(W);
+  if (llt.info() != Eigen::Success) return false;
+  r = llt.solve(-q);
+  return r.allFinite() && r(0) > 0.0 && law.norm_mu(r.tail<2>()) <= r(0);
+}
+
+/// Slip: the branch solved exactly (a scalar equation in the slip multiplier),
+/// accepted if it is a fixed point of the predictor-corrector.
+bool slip_candidate(const Eigen::Matrix3d& W, const Eigen::Vector3d& q, const FrictionLaw& law,
+                    double rho, double tol, Eigen::Vector3d& r, int& iterations) {
+  const SlipBranch branch{
+      0.5 * (W + W.transpose()), q, law.mu1(), law.mu2(),
+      Eigen::Vector3d(0.0, 1.0 / (law.p1() * law.p1()), 1.0 / (law.p2() * law.p2()))};
+  if (!solve_slip_branch(branch, r, iterations) || !(r(0) > 0.0)) return false;
+  // Accept it as the fixed point it is, up to the corrector's round-off
+  // (a few eps of |tau|, which exceeds |r| when rho |q + W r| does).
+  const ConeProjection p = node_update(W, q, r, rho, law);
+  const double tau_size =
+      r.norm() + rho * (q + W * r).norm() * std::max(1.0, law.omega_squared().maxCoeff());
+  return (p.r - r).norm() <= tol * std::max(r.norm(), kTinyReaction) + 64.0 * kEps * tau_size;
+}
+
+/// Fallback: the predictor-corrector itself from r_start. Fixed rho can crawl
+/// or oscillate: halve it when the change keeps growing (any rho > 0 has the
+/// same fixed points, SPEC 3.2).
+LocalSolution predictor_corrector(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
+                                  const FrictionLaw& law, double rho,
+                                  const Eigen::Vector3d& r_start, double tol, int max_iterations) {
+  Eigen::Vector3d r = r_start.allFinite() ? r_start : Eigen::Vector3d::Zero();
+  ContactState state = ContactState::slip;
+  double last_change = std::numeric_limits<double>::infinity();
+  int growth = 0;
+  for (int it = 1; it <= max_iterations; ++it) {
+    const ConeProjection p = node_update(W, q, r, rho, law);
+    const double change = (p.r - r).norm();
+    r = p.r;
+    state = p.state;
+    if (change <= tol * std::max(r.norm(), kTinyReaction)) return {r, state, it, true};
+    growth = (change > last_change) ? growth + 1 : 0;
+    if (growth >= 2) {
+      rho *= 0.5;
+      growth = 0;
+    }
+    last_change = change;
+  }
+  return {r, state, max_iterations, false};
+}
+
 }  // namespace
 
 LocalSolution solve_node_law(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
                              const FrictionLaw& law, double rho, const Eigen::Vector3d& r_start,
                              double tol, int max_iterations) {
   if (!(rho > 0.0) || !std::isfinite(rho)) rho = automatic_rho(W, law);
-  constexpr double tiny = 1e-300;
-  auto update = [&](const Eigen::Vector3d& r) {
-    const Eigen::Vector3d k = q + W * r;
-    return bipotential_update(r, k(0), k.tail<2>(), rho, law);
-  };
 
   // Open: r = 0 is a solution iff the free gap q_n >= 0 (SPEC 3, g > 0 -> r = 0).
   if (q(0) >= 0.0) return {Eigen::Vector3d::Zero(), ContactState::open, 0, true};
@@ -143,51 +200,13 @@ LocalSolution solve_node_law(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
     if (W(0, 0) > 0.0)
       return {Eigen::Vector3d(-q(0) / W(0, 0), 0.0, 0.0), ContactState::slip, 0, true};
   } else {
-    // Stick: g = 0 and du_t = 0, r = -W^-1 q; it is the solution if r is in K_mu.
-    const Eigen::LLT<Eigen::Matrix3d> llt(W);
-    if (llt.info() == Eigen::Success) {
-      const Eigen::Vector3d rs = llt.solve(-q);
-      if (rs.allFinite() && rs(0) > 0.0 && law.norm_mu(rs.tail<2>()) <= rs(0))
-        return {rs, ContactState::stick, 0, true};
-    }
-    // Slip: the branch solved exactly (a scalar equation in the slip multiplier).
-    int iterations = 0;
-    const SlipBranch branch{
-        0.5 * (W + W.transpose()), q, law.mu1(), law.mu2(),
-        Eigen::Vector3d(0.0, 1.0 / (law.p1() * law.p1()), 1.0 / (law.p2() * law.p2()))};
     Eigen::Vector3d r;
-    if (solve_slip_branch(branch, r, iterations) && r(0) > 0.0) {
-      // Accept it as the fixed point it is, up to the corrector's round-off
-      // (a few eps of |tau|, which exceeds |r| when rho |q + W r| does).
-      const ConeProjection p = update(r);
-      const double tau_size =
-          r.norm() + rho * (q + W * r).norm() * std::max(1.0, law.omega_squared().maxCoeff());
-      if ((p.r - r).norm() <= tol * std::max(r.norm(), tiny) + 64.0 * kEps * tau_size)
-        return {r, ContactState::slip, iterations, true};
-    }
+    if (stick_candidate(W, q, law, r)) return {r, ContactState::stick, 0, true};
+    int iterations = 0;
+    if (slip_candidate(W, q, law, rho, tol, r, iterations))
+      return {r, ContactState::slip, iterations, true};
   }
-
-  // Fallback: the predictor-corrector itself from r_start. Fixed rho can crawl
-  // or oscillate: halve it when the change keeps growing (any rho > 0 has the
-  // same fixed points, SPEC 3.2).
-  Eigen::Vector3d r = r_start.allFinite() ? r_start : Eigen::Vector3d::Zero();
-  ContactState state = ContactState::slip;
-  double last_change = std::numeric_limits<double>::infinity();
-  int growth = 0;
-  for (int it = 1; it <= max_iterations; ++it) {
-    const ConeProjection p = update(r);
-    const double change = (p.r - r).norm();
-    r = p.r;
-    state = p.state;
-    if (change <= tol * std::max(r.norm(), tiny)) return {r, state, it, true};
-    growth = (change > last_change) ? growth + 1 : 0;
-    if (growth >= 2) {
-      rho *= 0.5;
-      growth = 0;
-    }
-    last_change = change;
-  }
-  return {r, state, max_iterations, false};
+  return predictor_corrector(W, q, law, rho, r_start, tol, max_iterations);
 }
 
 }  // namespace bipo
