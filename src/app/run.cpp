@@ -153,24 +153,30 @@ class SharedSetups {
   std::vector<std::shared_ptr<const Analysis>> donors_;
 };
 
-/// Runs case `c` on `mesh` (see run_cases), sharing the set-up of `shared`
-/// when it can.
-void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
-                 const std::optional<std::string>& blas_threads, const RunOptions& options,
-                 CaseLog& log) {
-  const auto start = std::chrono::steady_clock::now();
-  const SharedSetups::Claim claim = shared.claim();
+/// The set-up choices of case `c`: the first set-up of `claim` that fits,
+/// and the BLAS threads (`blas_threads` when cases run at once).
+SetupChoices setup_choices(const Case& c, const SharedSetups::Claim& claim,
+                           const std::optional<std::string>& blas_threads) {
   SetupChoices choices;
   // The first set-up offered that fits this case's body, supports and contact nodes.
-  choices.setup_donor = [&](const Analysis& being_set_up) -> const Analysis* {
-    for (const auto& donor : claim.donors)
+  choices.setup_donor = [&donors = claim.donors](const Analysis& being_set_up) -> const Analysis* {
+    for (const auto& donor : donors)
       if (being_set_up.can_share_setup_with(*donor)) return donor.get();
     return nullptr;
   };
   if (blas_threads)
-    choices.blas_threads = [&](int) { return *blas_threads; };
+    choices.blas_threads = [&blas_threads](int) { return *blas_threads; };
   else
     choices.blas_threads = case_blas_threads(c);
+  return choices;
+}
+
+/// Sets up case `c` on `mesh`: shares a set-up of `shared` when one fits,
+/// else offers its own to the cases that start later.
+std::shared_ptr<Analysis> set_up_case(const Case& c, const Mesh& mesh, SharedSetups& shared,
+                                      const std::optional<std::string>& blas_threads) {
+  const SharedSetups::Claim claim = shared.claim();
+  const SetupChoices choices = setup_choices(c, claim, blas_threads);
   std::shared_ptr<Analysis> created;
   try {
     created = std::make_shared<Analysis>(c, mesh, nullptr, choices);
@@ -179,24 +185,34 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
     throw;
   }
   if (!created->shares_setup()) shared.publish(claim, created);
-  Analysis& analysis = *created;
-  const fs::path directory = options.output_directory.value_or(c.output.directory);
-  if (!options.quiet) {
-    std::ostringstream header;
-    header << "bipo " << version_string << ": " << c.source.filename().string() << ": "
-           << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
-           << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
-           << " unknowns; ";
-    if (analysis.shares_setup())
-      header << "set-up shared with " << analysis.setup_donor_case().filename().string();
-    else
-      header << "set-up " << std::fixed << std::setprecision(3)
-             << analysis.timings().assembly + analysis.timings().factorization +
-                    analysis.timings().delassus
-             << " s";
-    header << "; results in " << directory.string() << "\n";
-    log.write(header.str(), false);
-  }
+  return created;
+}
+
+/// The first line of a case's log: its mesh, unknowns, set-up and results folder.
+std::string header_line(const Case& c, const Mesh& mesh, const Analysis& analysis,
+                        const fs::path& directory) {
+  std::ostringstream header;
+  header << "bipo " << version_string << ": " << c.source.filename().string() << ": "
+         << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
+         << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
+         << " unknowns; ";
+  if (analysis.shares_setup())
+    header << "set-up shared with " << analysis.setup_donor_case().filename().string();
+  else
+    header << "set-up " << std::fixed << std::setprecision(3)
+           << analysis.timings().assembly + analysis.timings().factorization +
+                  analysis.timings().delassus
+           << " s";
+  header << "; results in " << directory.string() << "\n";
+  return header.str();
+}
+
+/// Runs the load program of case `c` set up in `analysis`, its results
+/// written to `directory` as the steps converge, with the progress lines and
+/// the closing one (timed from `start`).
+void run_program(Analysis& analysis, const Case& c, const fs::path& directory,
+                 const RunOptions& options, CaseLog& log,
+                 std::chrono::steady_clock::time_point start) {
   const std::string label =
       options.output_directory ? "--output" : c.source.string() + ": output.directory";
   const RunDescription description = describe_run(analysis);
@@ -217,6 +233,19 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
          << " s; results in " << directory.string() << "\n";
     log.write(done.str());
   }
+}
+
+/// Runs case `c` on `mesh` (see run_cases), sharing the set-up of `shared`
+/// when it can.
+void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
+                 const std::optional<std::string>& blas_threads, const RunOptions& options,
+                 CaseLog& log) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<Analysis> created = set_up_case(c, mesh, shared, blas_threads);
+  Analysis& analysis = *created;
+  const fs::path directory = options.output_directory.value_or(c.output.directory);
+  if (!options.quiet) log.write(header_line(c, mesh, analysis, directory), false);
+  run_program(analysis, c, directory, options, log, start);
 }
 
 /// Exit status of one case: 0 completed, 2 input error, 3 numerical failure,
