@@ -153,24 +153,30 @@ class SharedSetups {
   std::vector<std::shared_ptr<const Analysis>> donors_;
 };
 
-/// Runs case `c` on `mesh` (see run_cases), sharing the set-up of `shared`
-/// when it can.
-void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
-                 const std::optional<std::string>& blas_threads, const RunOptions& options,
-                 CaseLog& log) {
-  const auto start = std::chrono::steady_clock::now();
-  const SharedSetups::Claim claim = shared.claim();
+/// The set-up choices of case `c`: the first set-up of `claim` that fits,
+/// and the BLAS threads (`blas_threads` when cases run at once).
+SetupChoices setup_choices(const Case& c, const SharedSetups::Claim& claim,
+                           const std::optional<std::string>& blas_threads) {
   SetupChoices choices;
   // The first set-up offered that fits this case's body, supports and contact nodes.
-  choices.setup_donor = [&](const Analysis& being_set_up) -> const Analysis* {
-    for (const auto& donor : claim.donors)
+  choices.setup_donor = [&donors = claim.donors](const Analysis& being_set_up) -> const Analysis* {
+    for (const auto& donor : donors)
       if (being_set_up.can_share_setup_with(*donor)) return donor.get();
     return nullptr;
   };
   if (blas_threads)
-    choices.blas_threads = [&](int) { return *blas_threads; };
+    choices.blas_threads = [&blas_threads](int) { return *blas_threads; };
   else
     choices.blas_threads = case_blas_threads(c);
+  return choices;
+}
+
+/// Sets up case `c` on `mesh`: shares a set-up of `shared` when one fits,
+/// else offers its own to the cases that start later.
+std::shared_ptr<Analysis> set_up_case(const Case& c, const Mesh& mesh, SharedSetups& shared,
+                                      const std::optional<std::string>& blas_threads) {
+  const SharedSetups::Claim claim = shared.claim();
+  const SetupChoices choices = setup_choices(c, claim, blas_threads);
   std::shared_ptr<Analysis> created;
   try {
     created = std::make_shared<Analysis>(c, mesh, nullptr, choices);
@@ -179,24 +185,34 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
     throw;
   }
   if (!created->shares_setup()) shared.publish(claim, created);
-  Analysis& analysis = *created;
-  const fs::path directory = options.output_directory.value_or(c.output.directory);
-  if (!options.quiet) {
-    std::ostringstream header;
-    header << "bipo " << version_string << ": " << c.source.filename().string() << ": "
-           << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
-           << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
-           << " unknowns; ";
-    if (analysis.shares_setup())
-      header << "set-up shared with " << analysis.setup_donor_case().filename().string();
-    else
-      header << "set-up " << std::fixed << std::setprecision(3)
-             << analysis.timings().assembly + analysis.timings().factorization +
-                    analysis.timings().delassus
-             << " s";
-    header << "; results in " << directory.string() << "\n";
-    log.write(header.str(), false);
-  }
+  return created;
+}
+
+/// The first line of a case's log: its mesh, unknowns, set-up and results folder.
+std::string header_line(const Case& c, const Mesh& mesh, const Analysis& analysis,
+                        const fs::path& directory) {
+  std::ostringstream header;
+  header << "bipo " << version_string << ": " << c.source.filename().string() << ": "
+         << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
+         << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
+         << " unknowns; ";
+  if (analysis.shares_setup())
+    header << "set-up shared with " << analysis.setup_donor_case().filename().string();
+  else
+    header << "set-up " << std::fixed << std::setprecision(3)
+           << analysis.timings().assembly + analysis.timings().factorization +
+                  analysis.timings().delassus
+           << " s";
+  header << "; results in " << directory.string() << "\n";
+  return header.str();
+}
+
+/// Runs the load program of case `c` set up in `analysis`, its results
+/// written to `directory` as the steps converge, with the progress lines and
+/// the closing one (timed from `start`).
+void run_program(Analysis& analysis, const Case& c, const fs::path& directory,
+                 const RunOptions& options, CaseLog& log,
+                 std::chrono::steady_clock::time_point start) {
   const std::string label =
       options.output_directory ? "--output" : c.source.string() + ": output.directory";
   const RunDescription description = describe_run(analysis);
@@ -219,6 +235,19 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
   }
 }
 
+/// Runs case `c` on `mesh` (see run_cases), sharing the set-up of `shared`
+/// when it can.
+void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
+                 const std::optional<std::string>& blas_threads, const RunOptions& options,
+                 CaseLog& log) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<Analysis> created = set_up_case(c, mesh, shared, blas_threads);
+  Analysis& analysis = *created;
+  const fs::path directory = options.output_directory.value_or(c.output.directory);
+  if (!options.quiet) log.write(header_line(c, mesh, analysis, directory), false);
+  run_program(analysis, c, directory, options, log, start);
+}
+
 /// Exit status of one case: 0 completed, 2 input error, 3 numerical failure,
 /// 1 any other error; the error is written to `log`.
 int run_one_case(const Case& c, const Mesh* mesh, const std::exception_ptr& mesh_error,
@@ -235,18 +264,9 @@ int run_one_case(const Case& c, const Mesh* mesh, const std::exception_ptr& mesh
   }
 }
 
-}  // namespace
-
-int parse_jobs(const std::string& text) {
-  if (text == "auto") return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  int jobs = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), jobs);
-  if (error != std::errc() || end != text.data() + text.size() || jobs < 1)
-    throw InputError("--jobs: expected a positive integer or auto, got '" + text + "'");
-  return jobs;
-}
-
-int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log) {
+/// Refuses (InputError) options that do not fit `cases`, and results folders
+/// that two cases share or that are not results folders.
+void check_run(const std::vector<Case>& cases, const RunOptions& options) {
   if (options.output_directory && cases.size() > 1)
     throw InputError("--output names one results folder: give a single case file with it");
   if (options.jobs < 1)
@@ -266,8 +286,11 @@ int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::os
                                     ? std::string("--output")
                                     : c.source.string() + ": output.directory");
   }
+}
 
-  const int jobs = std::min<int>(options.jobs, static_cast<int>(cases.size()));
+/// The BLAS threads of `jobs` cases at once, set for the process; none (each
+/// case sets its own) for one case at a time.
+std::optional<std::string> blas_threads_at_once(int jobs) {
   // The BLAS thread count is process-wide: with cases at once each gets one
   // thread (the library's default if the environment sets it), whatever
   // their solver.blas_threads says.
@@ -275,34 +298,67 @@ int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::os
   if (jobs > 1)
     blas_threads = apply_blas_threads(blas_threads_for(std::nullopt, 0)) + ", " +
                    std::to_string(jobs) + " cases at once";
-  std::mutex log_mutex;
-  std::vector<int> status(cases.size(), 0);
-  // Consecutive cases with the same mesh source form a group: one mesh, and
-  // one set-up shared by those whose body, supports and contact nodes match.
-  for (std::size_t begin = 0; begin < cases.size();) {
-    std::size_t end = begin + 1;
-    while (end < cases.size() && cases[end].mesh == cases[begin].mesh) ++end;
-    std::optional<Mesh> mesh;
+  return blas_threads;
+}
+
+/// The cases of one mesh group (see CaseRun::run): their mesh or the error
+/// reading it, their shared set-ups, and the next case to start.
+struct MeshGroup {
+  std::size_t end;
+  std::optional<Mesh> mesh;
+  std::exception_ptr mesh_error;
+  SharedSetups shared;
+  std::atomic<std::size_t> next;
+};
+
+/// The cases of one run_cases call being run, up to `jobs` at once, and the
+/// exit status of each.
+class CaseRun {
+ public:
+  CaseRun(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log)
+      : cases_(cases),
+        options_(options),
+        log_(log),
+        jobs_(std::min<int>(options.jobs, static_cast<int>(cases.size()))),
+        blas_threads_(blas_threads_at_once(jobs_)),
+        status_(cases.size(), 0) {}
+
+  /// Runs every case, one mesh group after the other.
+  void run() {
+    // Consecutive cases with the same mesh source form a group: one mesh, and
+    // one set-up shared by those whose body, supports and contact nodes match.
+    for (std::size_t begin = 0; begin < cases_.size();) {
+      std::size_t end = begin + 1;
+      while (end < cases_.size() && cases_[end].mesh == cases_[begin].mesh) ++end;
+      run_group(begin, end);
+      begin = end;
+    }
+  }
+
+  /// 2 if any case had an input error, else 3 if any failed numerically,
+  /// else 1 if any had another error, else 0.
+  [[nodiscard]] int exit_status() const {
+    const auto any = [&](int code) {
+      return std::find(status_.begin(), status_.end(), code) != status_.end();
+    };
+    if (any(2)) return 2;
+    if (any(3)) return 3;
+    return any(1) ? 1 : 0;
+  }
+
+ private:
+  /// Runs the cases [begin, end) of one mesh on up to jobs_ threads.
+  void run_group(std::size_t begin, std::size_t end) {
+    MeshGroup group{end, std::nullopt, nullptr, {}, {begin}};
     // An error reading the mesh is each of its cases' error (an input error,
     // or a system error such as a refused permission).
-    std::exception_ptr mesh_error;
     try {
-      mesh = load_mesh(cases[begin]);
+      group.mesh = load_mesh(cases_[begin]);
     } catch (...) {
-      mesh_error = std::current_exception();
+      group.mesh_error = std::current_exception();
     }
-    SharedSetups shared;
-    std::atomic<std::size_t> next{begin};
-    const auto work = [&] {
-      for (std::size_t i = next++; i < end; i = next++) {
-        const std::string prefix = cases.size() > 1 ? cases[i].source.string() + ": " : "";
-        CaseLog case_log(log, log_mutex,
-                         jobs > 1 ? cases[i].source.filename().string() + ": " : "");
-        status[i] = run_one_case(cases[i], mesh ? &*mesh : nullptr, mesh_error, shared,
-                                 blas_threads, options, case_log, prefix);
-      }
-    };
-    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(jobs), end - begin);
+    const auto work = [&] { take_cases(group); };
+    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(jobs_), end - begin);
     std::vector<std::thread> threads;
     for (std::size_t w = 1; w < workers; ++w) {
       try {
@@ -313,14 +369,45 @@ int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::os
     }
     work();
     for (auto& thread : threads) thread.join();
-    begin = end;
   }
-  const auto any = [&](int code) {
-    return std::find(status.begin(), status.end(), code) != status.end();
-  };
-  if (any(2)) return 2;
-  if (any(3)) return 3;
-  return any(1) ? 1 : 0;
+
+  /// Runs the cases of `group` not yet started, one after the other, until
+  /// none is left (on each thread of the group).
+  void take_cases(MeshGroup& group) {
+    for (std::size_t i = group.next++; i < group.end; i = group.next++) {
+      const std::string prefix = cases_.size() > 1 ? cases_[i].source.string() + ": " : "";
+      CaseLog case_log(log_, log_mutex_,
+                       jobs_ > 1 ? cases_[i].source.filename().string() + ": " : "");
+      status_[i] = run_one_case(cases_[i], group.mesh ? &*group.mesh : nullptr, group.mesh_error,
+                                group.shared, blas_threads_, options_, case_log, prefix);
+    }
+  }
+
+  const std::vector<Case>& cases_;
+  const RunOptions& options_;
+  std::ostream& log_;
+  const int jobs_;                                 ///< cases at once, at most their number
+  const std::optional<std::string> blas_threads_;  ///< set when cases run at once
+  std::mutex log_mutex_;
+  std::vector<int> status_;
+};
+
+}  // namespace
+
+int parse_jobs(const std::string& text) {
+  if (text == "auto") return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  int jobs = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), jobs);
+  if (error != std::errc() || end != text.data() + text.size() || jobs < 1)
+    throw InputError("--jobs: expected a positive integer or auto, got '" + text + "'");
+  return jobs;
+}
+
+int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log) {
+  check_run(cases, options);
+  CaseRun run(cases, options, log);
+  run.run();
+  return run.exit_status();
 }
 
 }  // namespace bipo

@@ -11,6 +11,7 @@
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
+#include <vtkSmartPointer.h>
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
@@ -132,29 +133,23 @@ void check_unique_names(const std::vector<Field>& fields, const char* kind) {
   }
 }
 
-template <std::size_t N>
-void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
-                 const std::vector<std::array<int, N>>& cells, int vtk_type,
-                 const std::vector<PointField>& point_fields,
-                 const std::vector<CellField>& cell_fields) {
-  // VTK does not promise that pipelines in different threads are independent
-  // (object factories, output window): cases running at once take turns.
-  static std::mutex vtk_mutex;
-  const std::lock_guard<std::mutex> lock(vtk_mutex);
-  const std::size_t n_points = points.size();
-  check_unique_names(point_fields, "point");
-  check_unique_names(cell_fields, "cell");
-
-  vtkNew<vtkUnstructuredGrid> grid;
-
-  vtkNew<vtkPoints> pts;
+/// The points of a grid, in double precision.
+vtkSmartPointer<vtkPoints> grid_points(const std::vector<Eigen::Vector3d>& points) {
+  auto pts = vtkSmartPointer<vtkPoints>::New();
   pts->SetDataTypeToDouble();
-  pts->SetNumberOfPoints(static_cast<vtkIdType>(n_points));
-  for (std::size_t i = 0; i < n_points; ++i) {
+  pts->SetNumberOfPoints(static_cast<vtkIdType>(points.size()));
+  for (std::size_t i = 0; i < points.size(); ++i) {
     pts->SetPoint(static_cast<vtkIdType>(i), points[i].x(), points[i].y(), points[i].z());
   }
-  grid->SetPoints(pts);
+  return pts;
+}
 
+/// The cells of a grid of `n_points` points as offsets and connectivity;
+/// std::invalid_argument, naming `file`, for a cell that refers to no point.
+template <std::size_t N>
+vtkSmartPointer<vtkCellArray> grid_cells(const fs::path& file,
+                                         const std::vector<std::array<int, N>>& cells,
+                                         std::size_t n_points) {
   vtkNew<vtkIdTypeArray> offsets;
   vtkNew<vtkIdTypeArray> connectivity;
   offsets->SetNumberOfValues(static_cast<vtkIdType>(cells.size() + 1));
@@ -172,15 +167,14 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
     }
     offsets->SetValue(static_cast<vtkIdType>(e + 1), static_cast<vtkIdType>((e + 1) * N));
   }
-  vtkNew<vtkCellArray> cell_array;
+  auto cell_array = vtkSmartPointer<vtkCellArray>::New();
   cell_array->SetData(offsets, connectivity);
-  grid->SetCells(vtk_type, cell_array);
+  return cell_array;
+}
 
-  for (const auto& f : point_fields)
-    grid->GetPointData()->AddArray(make_array(f, n_points, "point"));
-  for (const auto& f : cell_fields)
-    grid->GetCellData()->AddArray(make_array(f, cells.size(), "cell"));
-
+/// The .vtu file of `grid`, encoded in memory; std::runtime_error, naming
+/// `file`, if VTK cannot encode it.
+std::string encoded_vtu(const fs::path& file, vtkUnstructuredGrid* grid) {
   // VTK writes the appended format in hundreds of small writes and seeks per
   // file; writing to memory and then the whole file at once is much faster.
   vtkNew<vtkXMLUnstructuredGridWriter> writer;
@@ -199,7 +193,32 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
   if (ok != 1 || code != vtkErrorCode::NoError)
     throw std::runtime_error(file.string() + ": VTK could not encode the grid (" +
                              vtk_error_text(code) + ")");
-  write_text_atomically(file, writer->GetOutputString());
+  return writer->GetOutputString();
+}
+
+template <std::size_t N>
+void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
+                 const std::vector<std::array<int, N>>& cells, int vtk_type,
+                 const std::vector<PointField>& point_fields,
+                 const std::vector<CellField>& cell_fields) {
+  // VTK does not promise that pipelines in different threads are independent
+  // (object factories, output window): cases running at once take turns.
+  static std::mutex vtk_mutex;
+  const std::lock_guard<std::mutex> lock(vtk_mutex);
+  const std::size_t n_points = points.size();
+  check_unique_names(point_fields, "point");
+  check_unique_names(cell_fields, "cell");
+
+  vtkNew<vtkUnstructuredGrid> grid;
+  grid->SetPoints(grid_points(points));
+  grid->SetCells(vtk_type, grid_cells(file, cells, n_points));
+
+  for (const auto& f : point_fields)
+    grid->GetPointData()->AddArray(make_array(f, n_points, "point"));
+  for (const auto& f : cell_fields)
+    grid->GetCellData()->AddArray(make_array(f, cells.size(), "cell"));
+
+  write_text_atomically(file, encoded_vtu(file, grid));
 }
 
 }  // namespace

@@ -1224,51 +1224,65 @@ class Parser {
         fail(pos_, ctx() + "declares " + std::to_string(n_blocks) + " entity blocks, but lists " +
                        std::to_string(b) + " (found " + found_at(pos_) + ")");
       }
-      context_ = "$Elements block " + std::to_string(b + 1);
-      const auto header = block_header("entityDim entityTag elementType numElementsInBlock", b);
-      const std::size_t block_at = offset(header[0]);
-      const int dim = field_integer<int>(header[0], "the entity dimension", 0, 3);
-      const int tag = field_integer<int>(header[1], "the entity tag", 1, kMaxInt);
-      const int type = field_integer<int>(header[2], "the element type",
-                                          std::numeric_limits<int>::min(), kMaxInt);
-      const auto n =
-          field_integer<std::size_t>(header[3], "the number of elements in the block", 0, kMaxSize);
-      const ElementType& t = known_type(type, offset(header[2]));
-      check_block_dim(t, type, dim, tag, block_at);
-      block_fits(n, total, read, "elements", block_at);
-      const int entity = element_block_entity(dim, tag, block_at);
-      for (std::size_t j = 0; j < n; ++j) {
-        if (next_is_marker()) list_ended(j, n, "elements", pos_);
-        const std::size_t element_at = begin_record();
-        const auto element = line_integer<std::size_t>("an element tag", 1, kMaxSize);
-        nodes.clear();
-        for (int k = 0; k < t.nodes; ++k) {
-          skip_blanks();
-          if (at_end() || in_[pos_] == '\n') {
-            fail(pos_, ctx() + "element " + std::to_string(element) + " lists " +
-                           std::to_string(k) + " nodes, but type " + type_label(type) + " has " +
-                           std::to_string(t.nodes));
-          }
-          const std::size_t node_at = pos_;
-          const auto node = line_integer<std::size_t>("a node tag", 1, kMaxSize);
-          nodes.push_back(node_position(node, element, node_at));
-        }
-        skip_blanks();
-        if (!at_end() && in_[pos_] != '\n') {
-          fail(pos_, ctx() + "element " + std::to_string(element) + " lists more than the " +
-                         std::to_string(t.nodes) + " nodes of type " + type_label(type) +
-                         ": found " + found_at(pos_));
-        }
-        end_record("element " + std::to_string(element));
-        add_element(element, type, entity, nodes.data(), element_at);
-      }
-      read += n;
+      read += element_block41_ascii(b, total, read, nodes);
     }
     context_ = "$Elements";
     section_total(read, total, "elements");
     (void)min_tag;
     (void)max_tag;
     expect_end("Elements", "the " + std::to_string(n_blocks) + " declared entity blocks");
+  }
+
+  /// Reads entity block `b` (from 0) of an ASCII 4.1 $Elements section of
+  /// `total` elements, `read` of them in the blocks before; returns its
+  /// number of elements. `nodes` is scratch space.
+  std::size_t element_block41_ascii(std::size_t b, std::size_t total, std::size_t read,
+                                    std::vector<int>& nodes) {
+    context_ = "$Elements block " + std::to_string(b + 1);
+    const auto header = block_header("entityDim entityTag elementType numElementsInBlock", b);
+    const std::size_t block_at = offset(header[0]);
+    const int dim = field_integer<int>(header[0], "the entity dimension", 0, 3);
+    const int tag = field_integer<int>(header[1], "the entity tag", 1, kMaxInt);
+    const int type =
+        field_integer<int>(header[2], "the element type", std::numeric_limits<int>::min(), kMaxInt);
+    const auto n =
+        field_integer<std::size_t>(header[3], "the number of elements in the block", 0, kMaxSize);
+    const ElementType& t = known_type(type, offset(header[2]));
+    check_block_dim(t, type, dim, tag, block_at);
+    block_fits(n, total, read, "elements", block_at);
+    const int entity = element_block_entity(dim, tag, block_at);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (next_is_marker()) list_ended(j, n, "elements", pos_);
+      element41_ascii(t, type, entity, nodes);
+    }
+    return n;
+  }
+
+  /// Reads one element line of an ASCII 4.1 entity block of elements of
+  /// type `t` (numbered `type`) in entity `entity`: its tag, then exactly its
+  /// type's number of node tags. `nodes` is scratch space.
+  void element41_ascii(const ElementType& t, int type, int entity, std::vector<int>& nodes) {
+    const std::size_t element_at = begin_record();
+    const auto element = line_integer<std::size_t>("an element tag", 1, kMaxSize);
+    nodes.clear();
+    for (int k = 0; k < t.nodes; ++k) {
+      skip_blanks();
+      if (at_end() || in_[pos_] == '\n') {
+        fail(pos_, ctx() + "element " + std::to_string(element) + " lists " + std::to_string(k) +
+                       " nodes, but type " + type_label(type) + " has " + std::to_string(t.nodes));
+      }
+      const std::size_t node_at = pos_;
+      const auto node = line_integer<std::size_t>("a node tag", 1, kMaxSize);
+      nodes.push_back(node_position(node, element, node_at));
+    }
+    skip_blanks();
+    if (!at_end() && in_[pos_] != '\n') {
+      fail(pos_, ctx() + "element " + std::to_string(element) + " lists more than the " +
+                     std::to_string(t.nodes) + " nodes of type " + type_label(type) + ": found " +
+                     found_at(pos_));
+    }
+    end_record("element " + std::to_string(element));
+    add_element(element, type, entity, nodes.data(), element_at);
   }
 
   void elements41_binary() {
