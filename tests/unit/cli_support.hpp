@@ -1,10 +1,12 @@
 // What the tests that read case files or run the real bipo share: reading a
 // file whole, quoting a path for the shell, editing a case text, the small
-// valid case most of them start from, and the outcome of a bipo run.
+// valid case most of them start from, and running bipo and its outcome.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,6 +35,23 @@ inline std::string quoted(const std::filesystem::path& p) {
   q.append(p.string());
   q.push_back('\'');
   return q;
+}
+
+/// `bipo <arguments>` run from `folder` through the shell (BIPO_EXE, the
+/// program under test), its standard output and error kept in stdout.txt and
+/// stderr.txt of `io` (an existing folder).
+inline Outcome run_bipo(const std::filesystem::path& folder, const std::string& arguments,
+                        const std::filesystem::path& io) {
+  const std::filesystem::path out = io / "stdout.txt";
+  const std::filesystem::path err = io / "stderr.txt";
+  const std::string command = "cd " + quoted(folder) + " && " + quoted(BIPO_EXE) + " " + arguments +
+                              " >" + quoted(out) + " 2>" + quoted(err);
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
 }
 
 /// `text` with the first occurrence of `from` replaced by `to` (a test

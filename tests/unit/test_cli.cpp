@@ -40,16 +40,7 @@ class Cli : public ::testing::Test {
 
   /// Runs `bipo <arguments>` from the test folder.
   [[nodiscard]] Outcome bipo(const std::string& arguments) const {
-    const fs::path out = dir_ / "stdout.txt";
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string command = "cd " + quoted(dir_) + " && " + quoted(BIPO_EXE) + " " + arguments +
-                                " >" + quoted(out) + " 2>" + quoted(err);
-    const int status = std::system(command.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
+    return run_bipo(dir_, arguments, dir_);
   }
 
   /// Writes `text` to a file of the test folder and returns its path.

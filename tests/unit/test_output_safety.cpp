@@ -177,16 +177,7 @@ class OutputSafety : public ::testing::Test {
   }
 
   [[nodiscard]] Outcome bipo(const std::string& arguments) const {
-    const fs::path out = io_ / "stdout.txt";
-    const fs::path err = io_ / "stderr.txt";
-    const std::string command = "cd " + quoted(dir_) + " && " + quoted(BIPO_EXE) + " " + arguments +
-                                " >" + quoted(out) + " 2>" + quoted(err);
-    const int status = std::system(command.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
+    return run_bipo(dir_, arguments, io_);
   }
 
   fs::path write(const std::string& name, const std::string& text) const {

@@ -14,14 +14,6 @@
 namespace bipo {
 namespace {
 
-CylinderParams small_cylinder() {
-  CylinderParams p;
-  p.core = 4;
-  p.ring = 4;
-  p.layers = 2;
-  return p;
-}
-
 /// The punch pressed down 0.05 mm at its top (in-plane held) on a floor with
 /// friction 0.2: its bottom spreads and slides outwards.
 Case pressed_punch() {
@@ -46,7 +38,7 @@ int contact_index_at(const Mesh& mesh, const std::vector<int>& nodes, const Eige
 }
 
 TEST(StepSnapshot, ProbesSitOnTheNearestContactNodeWithTheirRadialDirection) {
-  const Mesh mesh = generate_cylinder(small_cylinder());
+  const Mesh mesh = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
   Case c = pressed_punch();
   // The bottom nodes nearest to and farthest from the axis.
   Eigen::Vector3d centre = mesh.nodes[mesh.node_set("bottom").front()], rim = centre;
@@ -78,7 +70,7 @@ TEST(StepSnapshot, ProbesSitOnTheNearestContactNodeWithTheirRadialDirection) {
 }
 
 TEST(StepSnapshot, ContactVectorsOfAStepAreInThePlaneInGlobalComponents) {
-  const Mesh mesh = generate_cylinder(small_cylinder());
+  const Mesh mesh = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
   Analysis analysis(pressed_punch(), mesh);
   const StepResult step = analysis.advance_to(1.0);
   const StepSnapshot snapshot = snapshot_of(analysis, step);

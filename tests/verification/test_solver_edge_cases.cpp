@@ -22,14 +22,6 @@
 namespace bipo {
 namespace {
 
-CylinderParams small_cylinder() {
-  CylinderParams p;
-  p.core = 4;
-  p.ring = 4;
-  p.layers = 2;
-  return p;
-}
-
 ContactPlane floor_plane(const FrictionParams& friction) {
   ContactPlane plane;
   plane.name = "floor";
@@ -70,7 +62,7 @@ std::string numerical_error_of(const std::function<void()>& f) {
 // than one iteration, so the pieces around the touch are cut down to the
 // smallest one: the run must stop there, quickly, naming the increment.
 TEST(SolverEdgeCases, CuttingStopsAtTheSmallestPieceWhateverMaxCuts) {
-  const Mesh mesh = generate_cylinder(small_cylinder());
+  const Mesh mesh = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
   Case c = punch_case({0.2, 0.2, 0.2, 0.2}, 0.1, -0.0233);
   c.program.segments = {{1.0, 5, 0}};
   c.solver.max_iterations = 1;
@@ -117,7 +109,7 @@ void bisect_recursively(Analysis& analysis, double from, double to, int cuts_lef
 // Nine contact iterations do not solve the jumps of this program's
 // increments 2 and 3 of case C's law, but their halves converge.
 TEST(SolverEdgeCases, CuttingSolvesThePiecesOfARecursiveBisection) {
-  const Mesh mesh = generate_cylinder(small_cylinder());
+  const Mesh mesh = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
   Case c = punch_case({0.3, 0.15, 0.05, 0.2}, 0.1);
   c.program.segments = {{0.25, 1, 0}, {1.0, 1, 0}, {0.5, 1, 1}, {1.0, 1, 1}};
   c.solver.max_iterations = 9;
@@ -145,7 +137,7 @@ TEST(SolverEdgeCases, CuttingSolvesThePiecesOfARecursiveBisection) {
 // forces, states and dissipation are those of the case without gap pressed
 // by 0.015, 0.035, 0.055 and 0.075 mm.
 TEST(SolverEdgeCases, ApproachThenContactIsTheCaseWithoutGapPressedByLess) {
-  const Mesh mesh = generate_cylinder(small_cylinder());
+  const Mesh mesh = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
   const FrictionParams friction{0.2, 0.2, 0.2, 0.2};
   const double gap = 0.025;
   Case with_gap = punch_case(friction, 0.1, -gap);
@@ -395,7 +387,7 @@ TEST(SolverEdgeCases, BondedPunchKeepsEverySignAndTheCone) {
   // The sanitizer build runs the same code on the seed punch cases below.
   GTEST_SKIP() << "too slow in the Debug sanitizer build; run in Release";
 #endif
-  const Mesh mesh = generate_cylinder(small_cylinder());
+  const Mesh mesh = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
   Case c = punch_case({1e6, 1e6, 1e6, 1e6}, 0.1);
   c.program.segments = {{1.0, 5, 0}, {0.5, 10, 1}};
   Analysis analysis(c, mesh);
