@@ -1,7 +1,6 @@
 #include "mesh/gmsh_io.hpp"
 
 #include <fcntl.h>
-#include <gmsh.h>
 #include <omp.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 
 #include "core/errors.hpp"
 #include "core/file_errors.hpp"
+#include "mesh/gmsh_library.hpp"
 #include "mesh/quality.hpp"
 
 namespace bipo {
@@ -30,9 +30,33 @@ namespace fs = std::filesystem;
 constexpr int kHex8 = 5;    // Gmsh element type of the 8-node hexahedron
 constexpr int kPoint = 15;  // Gmsh element type of the 1-node point
 
+// What a call of Gmsh's C API reports when it fails: Gmsh's last error
+// message (empty if Gmsh gave none).
+struct GmshFailure {
+  std::string message;
+};
+
+// Calls `function` of Gmsh's C API with `arguments` and its error flag;
+// throws GmshFailure if the flag is set.
+template <class Function, class... Arguments>
+void call(const GmshApi& gmsh, Function function, Arguments... arguments) {
+  int failed = 0;
+  function(arguments..., &failed);
+  if (failed == 0) return;
+  char* message = nullptr;
+  int no_message = 0;
+  gmsh.logger_get_last_error(&message, &no_message);
+  GmshFailure failure;
+  if (no_message == 0 && message != nullptr) {
+    failure.message = message;
+    gmsh.free(message);
+  }
+  throw failure;
+}
+
 // Gmsh keeps global state: one session at a time in the process, each one
 // initialized silently (no configuration files, nothing printed, errors
-// thrown) and finalized at the end, so no option leaks from one call to the
+// reported) and finalized at the end, so no option leaks from one call to the
 // next. Initializing Gmsh also sets the OpenMP thread count to 1 and the
 // locale to the environment's: both are restored when the session ends.
 std::mutex& gmsh_mutex() {
@@ -42,14 +66,15 @@ std::mutex& gmsh_mutex() {
 
 class GmshSession {
  public:
-  GmshSession()
-      : lock_(gmsh_mutex()),
+  explicit GmshSession(const GmshApi& gmsh)
+      : gmsh_(gmsh),
+        lock_(gmsh_mutex()),
         omp_threads_(omp_get_max_threads()),
         locale_(std::setlocale(LC_ALL, nullptr)) {
     try {
-      gmsh::initialize(0, nullptr, false);
-      gmsh::option::setNumber("General.Terminal", 0);
-      gmsh::option::setNumber("General.AbortOnError", 2);  // errors are thrown
+      call(gmsh_, gmsh_.initialize, 0, nullptr, 0);
+      call(gmsh_, gmsh_.option_set_number, "General.Terminal", 0.0);
+      call(gmsh_, gmsh_.option_set_number, "General.AbortOnError", 2.0);  // errors reported
     } catch (...) {
       end();
       throw;
@@ -61,30 +86,32 @@ class GmshSession {
 
  private:
   void end() noexcept {
-    try {
-      gmsh::finalize();
-    } catch (...) {  // nothing sensible to do here
-    }
+    int failed = 0;  // nothing sensible to do if it did
+    gmsh_.finalize(&failed);
     omp_set_num_threads(omp_threads_);
     std::setlocale(LC_ALL, locale_.c_str());
   }
 
+  const GmshApi& gmsh_;
   std::lock_guard<std::mutex> lock_;
   int omp_threads_;
   std::string locale_;
 };
 
-// Runs `body` inside a Gmsh session; whatever Gmsh throws becomes an
+// Runs `body` inside a Gmsh session; whatever fails there becomes an
 // InputError naming `file`.
 template <class Body>
-auto in_gmsh(const std::string& file, const std::string& doing, Body&& body) {
+auto in_gmsh(const GmshApi& gmsh, const std::string& file, const std::string& doing, Body&& body) {
   try {
-    GmshSession session;
+    GmshSession session(gmsh);
     return body();
   } catch (const InputError&) {
     throw;
-  } catch (const std::string& error) {
-    throw InputError(file + ": " + doing + " failed: " + error);
+  } catch (const GmshFailure& failure) {
+    if (failure.message.empty()) {
+      throw InputError(file + ": " + doing + " failed (error inside Gmsh)");
+    }
+    throw InputError(file + ": " + doing + " failed: " + failure.message);
   } catch (const std::exception& error) {
     throw InputError(file + ": " + doing + " failed: " + error.what());
   } catch (...) {
@@ -124,6 +151,9 @@ void check_writable_set(const Mesh& mesh, const std::string& set_name, const std
   if (set_name.empty() || set_name.find_first_of("\"\n\r") != std::string::npos) {
     throw InputError(name + ": cannot write node set '" + set_name +
                      "': a physical name must be non-empty, without quotes or line breaks");
+  }
+  if (set_name.find('\0') != std::string::npos) {  // Gmsh's C API would end the name there
+    throw InputError(name + ": cannot write a node set whose name contains a NUL character");
   }
   if (set.empty()) {
     throw InputError(name + ": cannot write node set '" + set_name +
@@ -169,9 +199,10 @@ void check_writable(const Mesh& mesh, const std::string& name, double version) {
 
 /// The mesh as a Gmsh model (one discrete volume, the hexahedra, physical
 /// group `all`; one discrete point entity of point elements per other node
-/// set), written by Gmsh to `tmp`.
-void write_with_gmsh(const Mesh& mesh, const fs::path& tmp, bool binary, double version,
-                     const std::vector<std::size_t>& node_tags,
+/// set), written by Gmsh to `tmp`. The C API takes arrays as non-const
+/// pointers and copies them.
+void write_with_gmsh(const GmshApi& gmsh, const Mesh& mesh, const fs::path& tmp, bool binary,
+                     double version, const std::vector<std::size_t>& node_tags,
                      const std::vector<std::size_t>& hex_tags) {
   std::vector<double> coords;
   coords.reserve(3 * mesh.nodes.size());
@@ -181,28 +212,34 @@ void write_with_gmsh(const Mesh& mesh, const fs::path& tmp, bool binary, double 
   for (const Hex8& hex : mesh.hexes) {
     for (const int node : hex) connectivity.push_back(node_tags[node]);
   }
-  gmsh::model::add("bipo");
-  gmsh::model::addDiscreteEntity(3, 1);
-  gmsh::model::mesh::addNodes(3, 1, node_tags, coords);
-  gmsh::model::mesh::addElementsByType(1, kHex8, hex_tags, connectivity);
-  gmsh::model::addPhysicalGroup(3, {1}, 1);
-  gmsh::model::setPhysicalName(3, 1, "all");
+  const std::size_t none = 0;
+  call(gmsh, gmsh.model_add, "bipo");
+  call(gmsh, gmsh.model_add_discrete_entity, 3, 1, nullptr, none);
+  call(gmsh, gmsh.model_mesh_add_nodes, 3, 1, const_cast<std::size_t*>(node_tags.data()),
+       node_tags.size(), coords.data(), coords.size(), nullptr, none);
+  call(gmsh, gmsh.model_mesh_add_elements_by_type, 1, kHex8,
+       const_cast<std::size_t*>(hex_tags.data()), hex_tags.size(), connectivity.data(),
+       connectivity.size());
+  int volume = 1;
+  call(gmsh, gmsh.model_add_physical_group, 3, &volume, std::size_t{1}, 1);
+  call(gmsh, gmsh.model_set_physical_name, 3, 1, "all");
   int point = 0;
   for (const auto& [set_name, set] : mesh.node_sets) {
     if (set_name == "all") continue;
     ++point;
-    gmsh::model::addDiscreteEntity(0, point);
+    call(gmsh, gmsh.model_add_discrete_entity, 0, point, nullptr, none);
     std::vector<std::size_t> members;
     members.reserve(set.size());
     for (const int node : set) members.push_back(node_tags[node]);
-    gmsh::model::mesh::addElementsByType(point, kPoint, {}, members);
-    gmsh::model::addPhysicalGroup(0, {point}, point);
-    gmsh::model::setPhysicalName(0, point, set_name);
+    call(gmsh, gmsh.model_mesh_add_elements_by_type, point, kPoint, nullptr, none, members.data(),
+         members.size());
+    call(gmsh, gmsh.model_add_physical_group, 0, &point, std::size_t{1}, point);
+    call(gmsh, gmsh.model_set_physical_name, 0, point, set_name.c_str());
   }
-  gmsh::option::setNumber("Mesh.MshFileVersion", version);
-  gmsh::option::setNumber("Mesh.Binary", binary ? 1 : 0);
-  gmsh::option::setNumber("Mesh.SaveAll", 0);
-  gmsh::write(tmp.string());
+  call(gmsh, gmsh.option_set_number, "Mesh.MshFileVersion", version);
+  call(gmsh, gmsh.option_set_number, "Mesh.Binary", binary ? 1.0 : 0.0);
+  call(gmsh, gmsh.option_set_number, "Mesh.SaveAll", 0.0);
+  call(gmsh, gmsh.write, tmp.c_str());
 }
 
 /// Gmsh does not report failed writes (a full disk truncates its file): the
@@ -247,14 +284,15 @@ void write_msh(const Mesh& mesh, const fs::path& path, bool binary, double versi
   // file system, so the final rename is atomic; mode 0700, so nothing can be
   // planted in it), under a `.msh` name (Gmsh picks the format from it).
   require_regular_file_or_nothing(path);
+  const GmshApi& gmsh = gmsh_api("writing " + name);
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::string folder_name = (parent / ".bipo-mesh-XXXXXX").string();
   if (::mkdtemp(folder_name.data()) == nullptr) throw_file_error("write", path, errno);
   const fs::path folder(folder_name);
   const fs::path tmp = folder / "mesh.msh";
   try {
-    in_gmsh(name, "writing the mesh",
-            [&] { write_with_gmsh(mesh, tmp, binary, version, node_tags, hex_tags); });
+    in_gmsh(gmsh, name, "writing the mesh",
+            [&] { write_with_gmsh(gmsh, mesh, tmp, binary, version, node_tags, hex_tags); });
     require_complete(tmp, path);
     if (::rename(tmp.c_str(), path.c_str()) != 0) throw_file_error("write", path, errno);
   } catch (...) {

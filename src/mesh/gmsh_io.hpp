@@ -1,10 +1,10 @@
 // Owns writing Gmsh .msh files (2.2 and 4.1, ASCII and binary) through the
-// Gmsh SDK. Gmsh's global state is confined to this file: each call
-// initializes Gmsh (silent, no configuration files), works under a
-// process-wide lock and finalizes it, restoring the OpenMP thread count and
-// the locale that Gmsh changes; errors from Gmsh become InputError naming the
-// file. Reading is bipo's own parser (msh_reader.hpp): no file bipo reads
-// ever reaches the Gmsh SDK.
+// Gmsh SDK's C API, loaded on the first write (gmsh_library.hpp). Gmsh's
+// global state is confined to this file: each call initializes Gmsh (silent,
+// no configuration files), works under a process-wide lock and finalizes it,
+// restoring the OpenMP thread count and the locale that Gmsh changes; errors
+// from Gmsh become InputError naming the file. Reading is bipo's own parser
+// (msh_reader.hpp): no file bipo reads ever reaches the Gmsh SDK.
 #pragma once
 
 #include <filesystem>
@@ -30,9 +30,10 @@ namespace bipo {
 /// fresh private folder next to `path` (`.bipo-mesh-XXXXXX`, created
 /// exclusively), and it is renamed to `path`.
 /// Throws InputError for an unsupported version, an empty or malformed set
-/// (names must be non-empty without quotes or line breaks), a set `all` that
-/// is not every node, duplicate tags, or a path that cannot be written; a
-/// SystemError when the system refuses the write (full disk, permission).
+/// (names must be non-empty without quotes, line breaks or NUL), a set `all`
+/// that is not every node, duplicate tags, or a path that cannot be written;
+/// a SystemError when the system refuses the write (full disk, permission)
+/// or the Gmsh library cannot be loaded (the message names it).
 void write_msh(const Mesh& mesh, const std::filesystem::path& path, bool binary = false,
                double version = 4.1);
 

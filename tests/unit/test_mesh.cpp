@@ -655,6 +655,12 @@ TEST(GmshIo, WritingIsAtomicAndValidated) {
   bad_all.node_sets["all"] = {0, 1};
   EXPECT_NE(input_error_of([&] { write_msh(bad_all, dir / "all.msh"); }).find("'all'"),
             std::string::npos);
+  // Gmsh's C API would cut a name at a NUL, and read_msh refuses control
+  // characters in names.
+  Mesh nul_name = mesh;
+  nul_name.node_sets[std::string("a\0b", 3)] = {0};
+  EXPECT_NE(input_error_of([&] { write_msh(nul_name, dir / "n.msh"); }).find("NUL"),
+            std::string::npos);
   Mesh bad_tags = mesh;
   bad_tags.node_tags[3] = bad_tags.node_tags[2];
   EXPECT_NE(input_error_of([&] { write_msh(bad_tags, dir / "t.msh"); }).find("duplicate"),
