@@ -539,7 +539,7 @@ void Analysis::throw_contact_not_converged(const ContactSolveReport& report,
       << " Newton steps and " << report.sweeps << " Gauss-Seidel sweeps: scaled certificate "
       << report.scaled_certificate << ", scaled penetration " << report.scaled_penetration
       << " (tolerance " << case_.solver.law_tolerance << ")";
-  const Eigen::VectorXd v = q + contact_->delassus() * r;
+  const Eigen::VectorXd v = q + contact_->delassus_times(r);
   // The raw G of the iterate (negative where a node penetrates).
   std::vector<double> g(m);
   for (int i = 0; i < m; ++i)
