@@ -73,7 +73,10 @@ class SparseNewtonStep {
   virtual bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
                      Eigen::VectorXd& dv) = 0;
   /// Linear-solver work of the steps so far (for reports).
-  [[nodiscard]] virtual std::string statistics() const = 0;
+  struct Work {
+    long steps = 0, factorizations = 0, iterations = 0;
+  };
+  [[nodiscard]] virtual Work work() const = 0;
 };
 
 /// W and S = W^-1 of a set of contact nodes as dense matrices. Immutable;

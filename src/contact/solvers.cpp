@@ -25,10 +25,11 @@ namespace bipo {
 
 namespace {
 
-/// Relative residual of the sparse Newton step's linear solve: the step is
-/// then exact to far below any law tolerance, and Newton keeps its
-/// quadratic convergence.
-constexpr double sparse_step_tolerance = 1e-10;
+/// Relative residual of the sparse Newton step's linear solve near the
+/// solution: the step is then exact to far below any law tolerance, and
+/// Newton keeps its quadratic convergence. Far from it, the looser bound.
+constexpr double sparse_step_tolerance = 1e-13;
+constexpr double loosest_sparse_step_tolerance = 1e-3;
 
 /// Solves a x = b in place (b becomes x, a its LU) by LAPACK; false if
 /// singular. `a` is n x n, column-major with leading dimension n.
@@ -383,6 +384,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   };
   exact_motion();
   bool v_is_exact = true;
+  double first_f_norm = 0.0;
   for (int iteration = 0;; ++iteration) {
     fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
     if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) {
@@ -400,9 +402,16 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
       const int n_system = known_part_of_step(s, n);
       if (n_system > 0 && !unknown_part_of_step(s, n_system, n, workspace)) return report;
     } else {
+      // Inexact Newton: the step's linear solve is as accurate as the
+      // residual's decrease needs (relative |F| / |F_0|), within bounds.
+      const double f_norm = n.f.norm();
+      if (iteration == 0) first_f_norm = f_norm;
+      const double step_tolerance =
+          std::clamp(first_f_norm > 0.0 ? f_norm / first_f_norm : 1.0, sparse_step_tolerance,
+                     loosest_sparse_step_tolerance);
       const NewtonStepEquations equations{n.states, n.b, n.c, n.f, problem.rho};
       if (!workspace.sparse_step ||
-          !workspace.sparse_step->solve(equations, sparse_step_tolerance, n.dr, n.dv))
+          !workspace.sparse_step->solve(equations, step_tolerance, n.dr, n.dv))
         return report;
     }
     if (!n.dr.allFinite() || !n.dv.allFinite()) return report;
