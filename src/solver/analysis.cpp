@@ -368,8 +368,8 @@ bool Analysis::uses_sparse_contact() const {
   // of the machine's memory, whatever the crossover says.
   const double m = contact_->n_nodes();
   const double dense_bytes = 3.0 * (3.0 * m) * (3.0 * m) * sizeof(double);
-  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                        static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   return contact_->n_nodes() >= sparse_contact_crossover ||
          (memory > 0.0 && dense_bytes > 0.4 * memory);
 }
