@@ -1,38 +1,105 @@
 // Owns the condensed contact problem of an increment as a plain value (SPEC.md
 // section 3.3): find local reactions r (3m) such that, with v = q + W r the
 // local kinematics (g, du_t1, du_t2) of the m contact nodes, the law of every
-// node holds. W, the Delassus operator, and S = W^-1, the condensed
-// stiffness, are held by a shared CondensedOperators, so that copying a
-// problem (as the continuation does for each of its stages) never copies a
-// dense matrix. The solvers that act on it are free functions
+// node holds. W, the Delassus operator, is reached through a shared
+// DelassusOperator: dense (CondensedOperators, W and S = W^-1 as matrices)
+// or sparse (the solver layer's, W applied by solves), so that copying a
+// problem (as the continuation does for each of its stages) never copies an
+// operator. The solvers that act on it are free functions
 // (contact/solvers.hpp); how it is built from a mesh is the caller's concern
 // (contact/node_to_plane.hpp).
 #pragma once
 
 #include <Eigen/Core>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "contact/law/friction_law.hpp"
 
 namespace bipo {
 
-/// W and S = W^-1 of a set of contact nodes (3m x 3m, the nodes' local
-/// frames, displacement per unit reaction for W). Immutable; shared.
-class CondensedOperators {
+class SparseNewtonStep;
+
+/// W, the Delassus operator of a set of contact nodes (3m x 3m, the nodes'
+/// local frames, displacement per unit reaction), as an operator: the
+/// solvers reach it only through this interface. Two kinds exist: the dense
+/// CondensedOperators below (W and S = W^-1 held as matrices, for problems
+/// of up to a few thousand nodes) and a sparse one that the solver layer
+/// implements (W r by solves with the stiffness' factorization and Newton
+/// steps on the sparse system; memory that grows like the mesh). Immutable
+/// and shared between analyses of the same body.
+class DelassusOperator {
+ public:
+  DelassusOperator() = default;
+  DelassusOperator(const DelassusOperator&) = delete;
+  DelassusOperator& operator=(const DelassusOperator&) = delete;
+  virtual ~DelassusOperator() = default;
+
+  [[nodiscard]] virtual int size() const = 0;
+  /// v += W r.
+  virtual void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const = 0;
+  /// W_ii, node i's compliance (frame (n, t1, t2)), or an estimate of it of
+  /// the right size where W is not formed: it only chooses rho.
+  [[nodiscard]] virtual Eigen::Matrix3d diagonal_block(int i) const = 0;
+  /// The dense operators, or nullptr when W is not formed.
+  [[nodiscard]] virtual const class CondensedOperators* dense() const { return nullptr; }
+  /// Where W is not formed: a new solver of Newton steps on this operator,
+  /// with its own state (one per solve running at a time).
+  [[nodiscard]] virtual std::unique_ptr<SparseNewtonStep> make_newton_step() const {
+    return nullptr;
+  }
+};
+
+/// The linear system of one semi-smooth Newton step (SPEC 3.2) where W is
+/// not formed: B_i dr_i + C_i dv_i = -F_i at every node with dv = W dr, for
+/// the derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i of the fixed-point
+/// residual F at the iterate, and the nodes' states there.
+struct NewtonStepEquations {
+  const std::vector<ContactState>& states;
+  const std::vector<Eigen::Matrix3d>& b;
+  const std::vector<Eigen::Matrix3d>& c;
+  const Eigen::VectorXd& f;
+  const std::vector<double>& rho;
+};
+
+/// Solves Newton steps on a sparse DelassusOperator; keeps what it can reuse
+/// from one step to the next (a factorization, for instance).
+class SparseNewtonStep {
+ public:
+  virtual ~SparseNewtonStep() = default;
+  /// (dr, dv) of the step, to a relative residual of `tolerance`; false if
+  /// the linear solver failed.
+  virtual bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
+                     Eigen::VectorXd& dv) = 0;
+  /// Linear-solver work of the steps so far (for reports).
+  struct Work {
+    long steps = 0, factorizations = 0, iterations = 0;
+  };
+  [[nodiscard]] virtual Work work() const = 0;
+};
+
+/// W and S = W^-1 of a set of contact nodes as dense matrices. Immutable;
+/// shared.
+class CondensedOperators final : public DelassusOperator {
  public:
   /// From the condensed stiffness S (as a direct solver's factorization
   /// provides it): W = S^-1 by Cholesky. Throws NumericalError if S is not
   /// positive definite.
   static std::shared_ptr<const CondensedOperators> from_stiffness(Eigen::MatrixXd s);
 
-  [[nodiscard]] int size() const { return static_cast<int>(w_.rows()); }
+  [[nodiscard]] int size() const override { return static_cast<int>(w_.rows()); }
+  void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override {
+    v.noalias() += w_ * r;
+  }
   /// W, the Delassus operator.
   [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }
   /// S = W^-1, the condensed stiffness.
   [[nodiscard]] const Eigen::MatrixXd& stiffness() const { return s_; }
-  /// W_ii, node i's compliance (frame (n, t1, t2)).
-  [[nodiscard]] Eigen::Matrix3d diagonal_block(int i) const { return w_.block<3, 3>(3 * i, 3 * i); }
+  [[nodiscard]] Eigen::Matrix3d diagonal_block(int i) const override {
+    return w_.block<3, 3>(3 * i, 3 * i);
+  }
+  [[nodiscard]] const CondensedOperators* dense() const override { return this; }
 
  private:
   CondensedOperators() = default;
@@ -44,15 +111,15 @@ class CondensedOperators {
 /// and the increment's motion scale (the largest motion of a node against its
 /// plane in q, which scales the stopping tests).
 struct CondensedContactProblem {
-  std::shared_ptr<const CondensedOperators> operators;
+  std::shared_ptr<const DelassusOperator> operators;
   Eigen::VectorXd q;
   std::vector<FrictionLaw> laws;
   std::vector<double> rho;
   double motion_scale = 0.0;
 
   [[nodiscard]] int n_nodes() const { return static_cast<int>(laws.size()); }
-  [[nodiscard]] const Eigen::MatrixXd& w() const { return operators->delassus(); }
-  [[nodiscard]] const Eigen::MatrixXd& s() const { return operators->stiffness(); }
+  /// The dense operators, or nullptr when W is not formed (a sparse operator).
+  [[nodiscard]] const CondensedOperators* dense() const { return operators->dense(); }
   /// Some node's sliding rule is not normal to its cone (p != mu).
   [[nodiscard]] bool has_non_associated_law() const;
 };

@@ -57,17 +57,17 @@ class NodeToPlaneContact {
   /// node's diagonal block of W (law/one_node.hpp) unless a plane gives a
   /// fixed value (`rho_override`, one per plane, <= 0 = auto).
   void set_condensed_stiffness(Eigen::MatrixXd s, const std::vector<double>& rho_override);
-  /// Shares operators already computed (another contact module of the same
-  /// nodes and frames), and sets the per-node rho as above.
-  void set_condensed_operators(std::shared_ptr<const CondensedOperators> operators,
+  /// Sets operators already computed: another contact module's (the same
+  /// nodes and frames), or a sparse operator that the solver layer built;
+  /// and sets the per-node rho as above (from the operator's diagonal
+  /// blocks, estimated for a sparse operator).
+  void set_condensed_operators(std::shared_ptr<const DelassusOperator> operators,
                                const std::vector<double>& rho_override);
-  [[nodiscard]] const std::shared_ptr<const CondensedOperators>& condensed_operators() const {
+  [[nodiscard]] const std::shared_ptr<const DelassusOperator>& condensed_operators() const {
     return operators_;
   }
-  [[nodiscard]] const Eigen::MatrixXd& condensed_stiffness() const {
-    return operators_->stiffness();
-  }
-  [[nodiscard]] const Eigen::MatrixXd& delassus() const { return operators_->delassus(); }
+  /// W r.
+  [[nodiscard]] Eigen::VectorXd delassus_times(const Eigen::VectorXd& r) const;
   [[nodiscard]] double rho(int i) const { return rho_[i]; }
 
   /// Moves the planes for the increment being solved.
@@ -132,7 +132,7 @@ class NodeToPlaneContact {
   std::vector<ContactNode> nodes_;
   std::vector<Eigen::Matrix3d> frames_;
   std::vector<FrictionLaw> laws_;  // per node: its plane's
-  std::shared_ptr<const CondensedOperators> operators_;
+  std::shared_ptr<const DelassusOperator> operators_;
   std::vector<double> rho_;
   Eigen::VectorXd u_prev_;    // 3m, global components
   Eigen::VectorXd gap_prev_;  // m, gaps at the last converged increment

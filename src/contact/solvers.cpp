@@ -25,6 +25,12 @@ namespace bipo {
 
 namespace {
 
+/// Relative residual of the sparse Newton step's linear solve near the
+/// solution: the step is then exact to far below any law tolerance, and
+/// Newton keeps its quadratic convergence. Far from it, the looser bound.
+constexpr double sparse_step_tolerance = 1e-13;
+constexpr double loosest_sparse_step_tolerance = 1e-3;
+
 /// Solves a x = b in place (b becomes x, a its LU) by LAPACK; false if
 /// singular. `a` is n x n, column-major with leading dimension n.
 bool solve_dense_lu(double* a, int n, double* b, std::vector<int>& pivots) {
@@ -159,6 +165,7 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
     if (newton.converged) return total;
     if (!r.allFinite()) r = r_start;
     if (newton.newton_iterations == 0 || round == max_rounds) break;  // no help from more rounds
+    if (!problem.dense()) break;                                      // the sweeps need W's blocks
     take(solve_gauss_seidel(problem, r, law_tolerance,
                             std::min(max_iterations - spent(), sweeps_per_round)));
     if (total.converged) return total;
@@ -173,7 +180,7 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
       return total;
     }
   }
-  if (spent() < max_iterations)
+  if (spent() < max_iterations && problem.dense())
     take(solve_gauss_seidel(problem, r, law_tolerance, max_iterations - spent()));
   return total;
 }
@@ -361,18 +368,28 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   // solve, the unknown ones after it), and trial points move v along dv
   // instead of recomputing q + W r. Before convergence is declared, v is
   // recomputed as q + W r, so the test is always on consistent (v, r).
+  //
+  // Without dense operators (a sparse DelassusOperator) the step's linear
+  // system is solved by the operator's SparseNewtonStep, on the sparse
+  // stiffness, to a relative residual far below the law tolerance.
   const Eigen::VectorXd& q = problem.q;
-  const Eigen::MatrixXd& w = problem.w();
-  const Eigen::MatrixXd& s = problem.s();
+  const CondensedOperators* dense = problem.dense();
+  if (!dense && !workspace.sparse_step)
+    workspace.sparse_step = problem.operators->make_newton_step();
   ContactSolveReport report;
   NewtonState n(problem.n_nodes());
-  n.v = q + w * r;
+  const auto exact_motion = [&] {
+    n.v = q;
+    problem.operators->add_product(r, n.v);
+  };
+  exact_motion();
   bool v_is_exact = true;
+  double first_f_norm = 0.0;
   for (int iteration = 0;; ++iteration) {
     fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
     if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) {
       if (v_is_exact) return report;
-      n.v.noalias() = q + w * r;
+      exact_motion();
       v_is_exact = true;
       fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
       if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) return report;
@@ -380,8 +397,23 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     if (iteration == max_iterations) return report;
     report.newton_iterations = iteration + 1;
 
-    const int n_system = known_part_of_step(s, n);
-    if (n_system > 0 && !unknown_part_of_step(s, n_system, n, workspace)) return report;
+    if (dense) {
+      const Eigen::MatrixXd& s = dense->stiffness();
+      const int n_system = known_part_of_step(s, n);
+      if (n_system > 0 && !unknown_part_of_step(s, n_system, n, workspace)) return report;
+    } else {
+      // Inexact Newton: the step's linear solve is as accurate as the
+      // residual's decrease needs (relative |F| / |F_0|), within bounds.
+      const double f_norm = n.f.norm();
+      if (iteration == 0) first_f_norm = f_norm;
+      const double step_tolerance =
+          std::clamp(first_f_norm > 0.0 ? f_norm / first_f_norm : 1.0, sparse_step_tolerance,
+                     loosest_sparse_step_tolerance);
+      const NewtonStepEquations equations{n.states, n.b, n.c, n.f, problem.rho};
+      if (!workspace.sparse_step ||
+          !workspace.sparse_step->solve(equations, step_tolerance, n.dr, n.dv))
+        return report;
+    }
     if (!n.dr.allFinite() || !n.dv.allFinite()) return report;
     if (!line_search(problem, r, n)) return report;
     r.swap(n.trial_r);
@@ -396,7 +428,9 @@ ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Ei
   // v_i = q_i + sum_j W_ij r_j = (q_i + sum_{j!=i} W_ij r_j) + W_ii r_i, and
   // its one-node law is solved by the bipotential predictor-corrector.
   const int m = problem.n_nodes();
-  const Eigen::MatrixXd& w = problem.w();
+  if (!problem.dense())
+    throw NumericalError("Gauss-Seidel sweeps need the dense Delassus operator");
+  const Eigen::MatrixXd& w = problem.dense()->delassus();
   ContactSolveReport report;
   Eigen::VectorXd v = problem.q + w * r, f(3 * m);
   const double local_tolerance = 0.01 * law_tolerance;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <vector>
 
 #include "contact/condensed_problem.hpp"
@@ -20,6 +21,8 @@ namespace bipo {
 /// comparable to the LU. One workspace per solve running at a time.
 struct ContactWorkspace {
   std::vector<double> newton_matrix;
+  /// The Newton step solver of a sparse operator (made on first use).
+  std::unique_ptr<SparseNewtonStep> sparse_step;
 };
 
 /// Solves the problem: finds r (3m) such that the law holds at every node

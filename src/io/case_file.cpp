@@ -904,7 +904,8 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
 
 SolverSettings solver(const Reader& r, const Field& f) {
   const Map m(r, f,
-              {"force_tolerance", "law_tolerance", "max_iterations", "max_cuts", "blas_threads"});
+              {"force_tolerance", "law_tolerance", "max_iterations", "max_cuts", "blas_threads",
+               "contact_solver"});
   SolverSettings s;
   // Relative tolerances: below 1e-15 they ask for less than the round-off of
   // a double (2.2e-16 relative) can give; above 1 they accept anything.
@@ -918,6 +919,15 @@ SolverSettings solver(const Reader& r, const Field& f) {
   if (const auto x = m.get("blas_threads")) {
     if (!(x->node.IsScalar() && x->node.Scalar() == "auto"))
       s.blas_threads = small_integer(r, *x, 1, 1024, "auto or an integer in [1, 1024]");
+  }
+  if (const auto x = m.get("contact_solver")) {
+    const std::string kind = text(r, *x, "auto, dense or sparse", false);
+    if (kind == "dense")
+      s.contact_solver = ContactSolverChoice::dense;
+    else if (kind == "sparse")
+      s.contact_solver = ContactSolverChoice::sparse;
+    else if (kind != "auto")
+      r.fail(*x, "expected auto, dense or sparse, got " + shown(kind));
   }
   return s;
 }

@@ -180,6 +180,8 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   max_residual_ = std::max(max_residual_, step.equilibrium_residual);
   total_sweeps_ += step.sweeps;
   total_newton_ += step.newton_iterations;
+  total_contact_factorizations_ += step.contact_factorizations;
+  total_contact_linear_iterations_ += step.contact_linear_iterations;
   seconds_linear_ += step.seconds_linear;
   seconds_contact_ += step.seconds_contact;
 
@@ -428,6 +430,9 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   j["dofs"] = {{"total", run_.n_dofs}, {"free", run_.n_free}};
   j["linear_solver"] = {{"factor_nonzeros", run_.factor_nonzeros},
                         {"blas_threads", run_.blas_threads}};
+  j["contact_solver"] = {{"kind", run_.contact_solver},
+                         {"factorizations", total_contact_factorizations_},
+                         {"gmres_iterations", total_contact_linear_iterations_}};
   j["steps_converged"] = n_steps_;
   j["last_position"] = last_position_;
   j["increments_in_program"] = c.program.n_increments();

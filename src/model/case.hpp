@@ -64,6 +64,11 @@ struct ContactPlane {
   std::optional<LoadProgram> motion_program;         ///< default: the case's load program
 };
 
+/// How the contact problem's Delassus operator is held (docs/case-file.md,
+/// `solver.contact_solver`): dense W and S, or W applied through the sparse
+/// factorization; automatic picks by the number of contact nodes.
+enum class ContactSolverChoice { automatic, dense, sparse };
+
 /// Tolerances and limits of the increment loop (SPEC.md section 3.3).
 struct SolverSettings {
   double force_tolerance = 1e-10;   ///< equilibrium residual / reference force
@@ -71,6 +76,7 @@ struct SolverSettings {
   int max_iterations = 10000;       ///< contact iterations per increment
   int max_cuts = 4;                 ///< bisections of a failing increment
   std::optional<int> blas_threads;  ///< BLAS/LAPACK threads; nullopt = auto (blas_threads.hpp)
+  ContactSolverChoice contact_solver = ContactSolverChoice::automatic;
 };
 
 /// A point of the contact face followed through the history (nearest node).

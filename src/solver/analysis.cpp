@@ -1,5 +1,7 @@
 #include "solver/analysis.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cassert>
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "solver/sparse_contact.hpp"
 
 namespace bipo {
 
@@ -120,7 +123,10 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     share_setup_from(*donor, rho_override);
   } else {
     assemble_and_split_stiffness();
-    condense_contact_operators(rho_override);
+    if (uses_sparse_contact())
+      set_up_sparse_contact_operator(rho_override);
+    else
+      condense_contact_operators(rho_override);
   }
   measure_stiffness_norm();
   set_up_load_patterns();
@@ -348,6 +354,43 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
   timings_.delassus = seconds_since(start);
 }
 
+bool Analysis::uses_sparse_contact() const {
+  switch (case_.solver.contact_solver) {
+    case ContactSolverChoice::dense:
+      return false;
+    case ContactSolverChoice::sparse:
+      return contact_->n_nodes() > 0;
+    case ContactSolverChoice::automatic:
+      break;
+  }
+  // The dense path holds about three (3m)^2 matrices at once (S, W and the
+  // Newton system); it is never chosen when they would take more than 40 %
+  // of the machine's memory, whatever the crossover says.
+  const double m = contact_->n_nodes();
+  const double dense_bytes = 3.0 * (3.0 * m) * (3.0 * m) * sizeof(double);
+  const double memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  return contact_->n_nodes() >= sparse_contact_crossover ||
+         (memory > 0.0 && dense_bytes > 0.4 * memory);
+}
+
+/// The factorization of K_ff (CHOLMOD's own ordering) and the sparse
+/// Delassus operator over it: W is never formed (solver/sparse_contact.hpp).
+void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_override) {
+  auto start = std::chrono::steady_clock::now();
+  auto k_lower = std::make_shared<SparseMatrix>(k_ff_.triangularView<Eigen::Lower>());
+  k_lower->makeCompressed();
+  k_ff_ = SparseMatrix();  // not needed after the set-up; the lower triangle is kept
+  solver_->factorize_lower(*k_lower, false);
+  timings_.factorization = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  ContactDofs dofs{contact_free_dofs_, {}};
+  for (int i = 0; i < contact_->n_nodes(); ++i) dofs.frames.push_back(contact_->frame(i));
+  contact_->set_condensed_operators(
+      SparseDelassusOperator::create(std::move(k_lower), solver_, std::move(dofs)), rho_override);
+  timings_.delassus = seconds_since(start);
+}
+
 /// |K| for the equilibrium check's reference force (check_equilibrium).
 void Analysis::measure_stiffness_norm() {
   for (int j = 0; j < k_.outerSize(); ++j) {  // K is symmetric: column sums are row sums
@@ -513,12 +556,16 @@ void Analysis::solve_contact_problem(Increment& inc) {
     const double ratio = std::min(step_factor / previous_step_factor_, 1.0);
     r += ratio * (r_ - r_previous_);
   }
+  const auto work_before = contact_work();
   const ContactSolveReport report =
       m > 0 ? solve_contact(contact_->problem(q), r, case_.solver.law_tolerance,
                             case_.solver.max_iterations, contact_workspace_)
             : ContactSolveReport{0, 0, true, 0.0, 0.0, 0.0};
   result.newton_iterations = report.newton_iterations;
   result.sweeps = report.sweeps;
+  const auto work_after = contact_work();
+  result.contact_factorizations = work_after.factorizations - work_before.factorizations;
+  result.contact_linear_iterations = work_after.iterations - work_before.iterations;
   result.seconds_contact = seconds_since(start);
   if (!report.converged) throw_contact_not_converged(report, inc);
   // The reactions applied and reported: exactly in the cone, exactly zero at
@@ -527,6 +574,11 @@ void Analysis::solve_contact_problem(Increment& inc) {
   const double motion_scale = inc.motion_scale;
   if (m > 0) contact_->settle_reactions(q, r, case_.solver.law_tolerance, motion_scale);
   assert(r.size() == 3 * m);
+}
+
+SparseNewtonStep::Work Analysis::contact_work() const {
+  return contact_workspace_.sparse_step ? contact_workspace_.sparse_step->work()
+                                        : SparseNewtonStep::Work{};
 }
 
 void Analysis::throw_contact_not_converged(const ContactSolveReport& report,
@@ -539,7 +591,7 @@ void Analysis::throw_contact_not_converged(const ContactSolveReport& report,
       << " Newton steps and " << report.sweeps << " Gauss-Seidel sweeps: scaled certificate "
       << report.scaled_certificate << ", scaled penetration " << report.scaled_penetration
       << " (tolerance " << case_.solver.law_tolerance << ")";
-  const Eigen::VectorXd v = q + contact_->delassus() * r;
+  const Eigen::VectorXd v = q + contact_->delassus_times(r);
   // The raw G of the iterate (negative where a node penetrates).
   std::vector<double> g(m);
   for (int i = 0; i < m; ++i)

@@ -33,8 +33,11 @@ struct StepResult {
   double position = 0.0;  ///< position in the load program (fractional when cut)
   double factor = 0.0;    ///< main load factor at the end of the step
   int cycle = 0;
-  int newton_iterations = 0;          ///< contact semi-smooth Newton steps
-  int sweeps = 0;                     ///< contact Gauss-Seidel sweeps (fallback)
+  int newton_iterations = 0;  ///< contact semi-smooth Newton steps
+  int sweeps = 0;             ///< contact Gauss-Seidel sweeps (fallback)
+  /// Sparse contact path only: factorizations of its Newton-step
+  /// preconditioner and GMRES iterations in this step.
+  long contact_factorizations = 0, contact_linear_iterations = 0;
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
   double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (SPEC 3.1), on the recovered u
   double scaled_penetration = 0.0;
@@ -57,6 +60,11 @@ struct StepResult {
 /// bonded run, mu = 1e6, measured 1.1e-9 against 1e-10). docs/case-file.md,
 /// `solver.law_tolerance`.
 inline constexpr double recovered_certificate_factor = 100.0;
+
+/// With solver.contact_solver: auto, the contact problem uses the sparse
+/// Delassus operator from this many contact nodes on (docs/performance.md,
+/// "Scale": where the sparse path becomes the faster one).
+inline constexpr int sparse_contact_crossover = 4000;
 
 /// Wall-clock seconds of the set-up phases.
 struct SetupTimings {
@@ -133,6 +141,12 @@ class Analysis {
   /// Contact: mesh node of contact node i, per-node results of the last
   /// converged state, accumulated slip (global vector) and dissipation.
   [[nodiscard]] const NodeToPlaneContact& contact() const { return *contact_; }
+  /// "dense" or "sparse": how the contact problem's operator is held.
+  [[nodiscard]] std::string contact_solver() const {
+    return contact_->condensed_operators() && !contact_->condensed_operators()->dense() ? "sparse"
+                                                                                        : "dense";
+  }
+
   [[nodiscard]] const std::vector<int>& contact_mesh_nodes() const { return contact_mesh_nodes_; }
   /// Tangential components of contact nodes held at zero by a symmetry
   /// condition (docs/case-file.md, boundary_conditions).
@@ -164,6 +178,8 @@ class Analysis {
   void share_setup_from(const Analysis& donor, const std::vector<double>& rho_override);
   void assemble_and_split_stiffness();
   void condense_contact_operators(const std::vector<double>& rho_override);
+  [[nodiscard]] bool uses_sparse_contact() const;
+  void set_up_sparse_contact_operator(const std::vector<double>& rho_override);
   void measure_stiffness_norm();
   void set_up_load_patterns();
   void start_at_rest();
@@ -171,6 +187,7 @@ class Analysis {
   void begin_increment(Increment& inc) const;
   void apply_loads(Increment& inc);
   void solve_contact_problem(Increment& inc);
+  [[nodiscard]] SparseNewtonStep::Work contact_work() const;
   [[noreturn]] void throw_contact_not_converged(const ContactSolveReport& report,
                                                 const Increment& inc) const;
   void recover_displacements(Increment& inc);

@@ -63,6 +63,19 @@ class CholmodSolver final : public LinearSolver {
     finish_factorization(view, a);
   }
 
+  void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) override {
+    if (!lower.isCompressed())
+      throw NumericalError("factorize_lower: the matrix is not compressed");
+    // CHOLMOD reads the matrix only; the view needs non-const pointers.
+    cholmod_sparse view = lower_view(const_cast<SparseMatrix&>(lower));  // NOLINT
+    if (!reuse_analysis || !factor_ || n_ != lower.rows()) {
+      if (factor_) cholmod_free_factor(&factor_, &common_);
+      factor_ = cholmod_analyze(&view, &common_);
+      if (!factor_) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
+    }
+    finish_factorization(view, lower);
+  }
+
   // With the condensed unknowns ordered last (constrained AMD), K = P^T L L^T P
   // and the trailing block L_cc of L is the Cholesky factor of the Schur
   // complement: S = L_cc L_cc^T. No solve is needed.

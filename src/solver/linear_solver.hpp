@@ -26,6 +26,11 @@ class LinearSolver {
   /// much better (CHOLMOD reads S off a factor that orders them last).
   virtual Eigen::MatrixXd factorize_and_condense(const SparseMatrix& a,
                                                  const std::vector<int>& condensed);
+  /// Factorizes the SPD matrix whose lower triangle (compressed) is
+  /// `lower`. With `reuse_analysis`, keeps the ordering and symbolic
+  /// analysis of the previous factorize_lower, which must have had the same
+  /// pattern: a refactorization costs the numeric part only.
+  virtual void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) = 0;
   /// Solves A X = B for one or several right-hand sides (columns of b).
   /// Safe to call from several threads at once (analyses running at once
   /// share a factorization); a backend whose library is not serializes.

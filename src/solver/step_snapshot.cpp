@@ -44,6 +44,7 @@ RunDescription describe_run(const Analysis& analysis) {
                      analysis.n_free(),
                      analysis.factor_nonzeros(),
                      analysis.blas_threads(),
+                     analysis.contact_solver(),
                      analysis.shares_setup(),
                      analysis.certificate_acceptance(),
                      analysis.position(),

@@ -89,6 +89,10 @@ class CountingSolver final : public bipo::LinearSolver {
     ++log_->factorizations;
     return inner_->factorize_and_condense(a, condensed);
   }
+  void factorize_lower(const bipo::SparseMatrix& lower, bool reuse_analysis) override {
+    inner_->factorize_lower(lower, reuse_analysis);
+    ++log_->factorizations;
+  }
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
     const auto start = Clock::now();
     inner_->solve(b, x);

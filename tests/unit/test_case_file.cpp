@@ -108,7 +108,7 @@ probes:
   - {name: P, point: [5, 0, 0], point_p: true}
   - {name: Q, point: [0, 5, 0], set: other}
 solver: {force_tolerance: 1e-8, law_tolerance: 1e-9, max_iterations: 500, max_cuts: 2,
-         blas_threads: 2}
+         blas_threads: 2, contact_solver: sparse}
 output: {directory: ../results/punch_A, fields: [displacement, contact], every: 2, vtk: false}
 )";
 
@@ -213,6 +213,7 @@ TEST_F(CaseFile, FullCaseReadToTheRightValues) {
   EXPECT_EQ(c.solver.max_iterations, 500);
   EXPECT_EQ(c.solver.max_cuts, 2);
   EXPECT_EQ(c.solver.blas_threads, 2);
+  EXPECT_EQ(c.solver.contact_solver, bipo::ContactSolverChoice::sparse);
 
   EXPECT_EQ(c.output.directory.string(), (root / "results" / "punch_A").string());
   EXPECT_EQ(c.output.fields, (std::vector<std::string>{"displacement", "contact"}));
@@ -234,6 +235,7 @@ TEST_F(CaseFile, DefaultsOfAMinimalCase) {
   EXPECT_EQ(c.program.n_cycles(), 0);
   EXPECT_EQ(c.solver.max_iterations, 10000);
   EXPECT_FALSE(c.solver.blas_threads.has_value());  // auto
+  EXPECT_EQ(c.solver.contact_solver, bipo::ContactSolverChoice::automatic);
   EXPECT_EQ(c.output.directory.string(),
             (fs::current_path() / "results" / "punch_min").lexically_normal().string());
   EXPECT_EQ(c.output.fields.size(), 5u);
@@ -293,6 +295,10 @@ TEST_F(CaseFile, WrongType) {
   const std::string yaml5 = kHead + "solver: {blas_threads: 0}\n";
   expect_error(yaml5, "solver.blas_threads", line_of(yaml5, "blas_threads"),
                "expected auto or an integer in [1, 1024], got 0");
+
+  const std::string yaml6 = kHead + "solver: {contact_solver: iterative}\n";
+  expect_error(yaml6, "solver.contact_solver", line_of(yaml6, "contact_solver"),
+               "expected auto, dense or sparse, got iterative");
 }
 
 TEST_F(CaseFile, MissingRequiredKey) {

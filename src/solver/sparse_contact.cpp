@@ -1,0 +1,455 @@
+// The sparse Delassus operator and its Newton step solver (issue 13). See
+// sparse_contact.hpp and docs/architecture.md, "The sparse contact path".
+#include "solver/sparse_contact.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "core/errors.hpp"
+
+namespace bipo {
+
+namespace {
+
+/// Index in `lower`'s value array of entry (row, col), row >= col; -1 if it
+/// is not stored.
+int position_in_lower(const SparseMatrix& lower, int row, int col) {
+  const int* begin = lower.innerIndexPtr() + lower.outerIndexPtr()[col];
+  const int* end = lower.innerIndexPtr() + lower.outerIndexPtr()[col + 1];
+  const int* found = std::lower_bound(begin, end, row);
+  return found != end && *found == row ? static_cast<int>(found - lower.innerIndexPtr()) : -1;
+}
+
+double largest_eigenvalue(const Eigen::Matrix3d& a) {
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
+  es.computeDirect(0.5 * (a + a.transpose()), Eigen::EigenvaluesOnly);
+  return es.eigenvalues().maxCoeff();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The operator
+
+std::shared_ptr<const SparseDelassusOperator> SparseDelassusOperator::create(
+    std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
+    ContactDofs dofs) {
+  std::shared_ptr<SparseDelassusOperator> op(
+      new SparseDelassusOperator(std::move(k_lower), std::move(k_factor), std::move(dofs)));
+  op->estimate_diagonal_blocks();
+  return op;
+}
+
+SparseDelassusOperator::SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
+                                               std::shared_ptr<const LinearSolver> k_factor,
+                                               ContactDofs dofs)
+    : k_lower_(std::move(k_lower)), k_factor_(std::move(k_factor)), dofs_(std::move(dofs)) {
+  const int m = dofs_.n_nodes();
+  held_springs_.assign(static_cast<std::size_t>(3 * m), 0.0);
+  for (int i = 0; i < m; ++i) {
+    double sum = 0.0;
+    int count = 0;
+    for (int c = 0; c < 3; ++c)
+      if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) {
+        sum += k_lower_->coeff(dof, dof);
+        ++count;
+      }
+    for (int c = 0; c < 3; ++c) {
+      if (dofs_.free_dofs[3 * i + c] >= 0) continue;
+      // The held global component c is the local component k along it.
+      int k = 0;
+      dofs_.frames[i].col(c).cwiseAbs().maxCoeff(&k);
+      held_springs_[3 * i + k] = sum / count;  // count >= 1: the normal is never held
+    }
+  }
+}
+
+void SparseDelassusOperator::add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const {
+  const int m = dofs_.n_nodes();
+  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), 1), motion;
+  for (int i = 0; i < m; ++i) {
+    const Eigen::Vector3d global = dofs_.frames[i].transpose() * r.segment<3>(3 * i);
+    for (int c = 0; c < 3; ++c)
+      if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) forces(dof, 0) += global(c);
+  }
+  k_factor_->solve(forces, motion);
+  for (int i = 0; i < m; ++i) {
+    Eigen::Vector3d global = Eigen::Vector3d::Zero();
+    for (int c = 0; c < 3; ++c)
+      if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) global(c) = motion(dof, 0);
+    v.segment<3>(3 * i) += dofs_.frames[i] * global;
+    for (int k = 0; k < 3; ++k)
+      if (held_springs_[3 * i + k] > 0.0) v(3 * i + k) += r(3 * i + k) / held_springs_[3 * i + k];
+  }
+}
+
+Eigen::Matrix3d SparseDelassusOperator::local_stiffness_block(int i) const {
+  Eigen::Matrix3d global = Eigen::Matrix3d::Zero();
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      const int da = dofs_.free_dofs[3 * i + a], db = dofs_.free_dofs[3 * i + b];
+      if (da >= 0 && db >= 0) global(a, b) = k_lower_->coeff(std::max(da, db), std::min(da, db));
+    }
+  Eigen::Matrix3d local = dofs_.frames[i] * global * dofs_.frames[i].transpose();
+  for (int k = 0; k < 3; ++k)
+    if (held_springs_[3 * i + k] > 0.0) local(k, k) = held_springs_[3 * i + k];
+  return local;
+}
+
+void SparseDelassusOperator::estimate_diagonal_blocks() {
+  // The exact W_jj of a sample of nodes, spread over the list, by one
+  // multi-column solve; their ratio to the inverse of the node's own
+  // stiffness block scales that inverse at every node. W_ii only chooses
+  // rho (law/one_node.hpp), which changes how fast Newton converges, not
+  // where to.
+  const int m = dofs_.n_nodes();
+  const int n_sample = std::min(m, 24);
+  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), 3 * n_sample), motion;
+  for (int s = 0; s < n_sample; ++s) {
+    const int i = static_cast<int>((static_cast<long>(s) * m) / n_sample);
+    for (int k = 0; k < 3; ++k) {
+      const Eigen::Vector3d global = dofs_.frames[i].row(k).transpose();
+      for (int c = 0; c < 3; ++c)
+        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
+          forces(dof, 3 * s + k) = global(c);
+    }
+  }
+  if (n_sample > 0) k_factor_->solve(forces, motion);
+  std::vector<double> ratios;
+  for (int s = 0; s < n_sample; ++s) {
+    const int i = static_cast<int>((static_cast<long>(s) * m) / n_sample);
+    Eigen::Matrix3d w = Eigen::Matrix3d::Zero();
+    for (int k = 0; k < 3; ++k) {
+      Eigen::Vector3d global = Eigen::Vector3d::Zero();
+      for (int c = 0; c < 3; ++c)
+        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
+          global(c) = motion(dof, 3 * s + k);
+      w.col(k) = dofs_.frames[i] * global;
+      if (held_springs_[3 * i + k] > 0.0) w(k, k) = 1.0 / held_springs_[3 * i + k];
+    }
+    ratios.push_back(largest_eigenvalue(w) /
+                     largest_eigenvalue(local_stiffness_block(i).inverse()));
+  }
+  std::nth_element(ratios.begin(), ratios.begin() + n_sample / 2, ratios.end());
+  const double ratio = n_sample > 0 ? ratios[n_sample / 2] : 1.0;
+  if (!(ratio > 0.0) || !std::isfinite(ratio))
+    throw NumericalError("the compliance of the contact nodes is not positive");
+  diagonal_estimates_.resize(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) diagonal_estimates_[i] = ratio * local_stiffness_block(i).inverse();
+}
+
+// ---------------------------------------------------------------------------
+// The Newton step
+
+namespace {
+
+/// The Newton step on the sparse system. Unknowns: the displacement step
+/// du of every free dof, with the contact nodes' components read in their
+/// local frames (plus one slot per held component), so that a node's dv_i
+/// is its own entries and its reaction step dr_i = (K du)_i. Equations: K du
+/// = 0 at every other dof (the load is in q), and at each contact node its
+/// step equation B_i dr_i + C_i dv_i = -F_i multiplied by M_i = (B_i +
+/// C_i / rho_i)^-1, i.e. X_i (K du)_i + Y_i du_i = -M_i F_i with X = M B, Y
+/// = M C = rho (I - X). For a symmetric X these rows are X_i times the rows
+/// of K plus a spring rho (X^-1 - I) at the node, a symmetric positive
+/// definite matrix P (a stick node's spring is a penalty, an open node's is
+/// zero): GMRES on the step's equations, preconditioned by P's Cholesky
+/// factorization (and X^-1 on the node rows), converges in one iteration
+/// then, and in a few while X is nearly symmetric or P was factorized a few
+/// steps before. P is factorized again only when the nodes' states have
+/// changed or GMRES slowed down.
+class SparseNewtonStepSolver final : public SparseNewtonStep {
+ public:
+  explicit SparseNewtonStepSolver(std::shared_ptr<const SparseDelassusOperator> op);
+
+  bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
+             Eigen::VectorXd& dv) override;
+  [[nodiscard]] Work work() const override { return {steps_, factorizations_, iterations_}; }
+
+ private:
+  static constexpr int restart = 40;
+  static constexpr int max_iterations = 240;
+  // Smallest eigenvalue of X kept in P: below it a direction is held by a
+  // spring of rho / this (a penalty; GMRES corrects the difference).
+  static constexpr double smallest_x = 1e-6;
+
+  [[nodiscard]] int size() const { return n_free_ + n_held_; }
+  [[nodiscard]] Eigen::Vector3d local_part(const Eigen::VectorXd& x, int i) const;
+  void set_local_part(const Eigen::Vector3d& l, int i, Eigen::VectorXd& x) const;
+  void stiffness_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
+  void step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
+  void preconditioner(const Eigen::VectorXd& b, Eigen::VectorXd& z) const;
+  void set_node_rows(const NewtonStepEquations& equations);
+  void factorize(const std::vector<double>& rho, const std::vector<ContactState>& states);
+  [[nodiscard]] bool needs_factorization() const;
+  int gmres(const Eigen::VectorXd& b, double tolerance, Eigen::VectorXd& x);
+
+  std::shared_ptr<const SparseDelassusOperator> op_;
+  int n_free_ = 0, n_held_ = 0;
+  std::vector<int> held_slot_;  // 3 per node (local components): slot index or -1
+  SparseMatrix p_lower_;        // K's pattern, P's values
+  std::vector<std::array<int, 9>> block_positions_;  // per node: (a, b) with da >= db
+  std::unique_ptr<LinearSolver> p_factor_;
+  bool factorized_ = false;
+  std::vector<ContactState> factor_states_;
+  std::vector<Eigen::Matrix3d> x_inverse_;  // at the factorization
+  std::vector<double> held_diagonal_;       // P at the held slots
+  std::vector<Eigen::Matrix3d> x_, y_;      // the current step's node rows
+  int last_iterations_ = 0, fresh_iterations_ = 0;
+  bool fresh_ = false;  // no step solved since the factorization
+  double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
+  long factorizations_ = 0, iterations_ = 0, steps_ = 0;
+  // GMRES storage, kept between steps.
+  Eigen::MatrixXd basis_, preconditioned_;
+  Eigen::VectorXd rhs_, solution_, work_, work2_, next_;
+  mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
+};
+
+SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelassusOperator> op)
+    : op_(std::move(op)), p_lower_(op_->stiffness_lower()), p_factor_(make_cholmod_solver()) {
+  const ContactDofs& dofs = op_->dofs();
+  const int m = dofs.n_nodes();
+  n_free_ = op_->n_free();
+  held_slot_.assign(static_cast<std::size_t>(3 * m), -1);
+  for (int j = 0; j < 3 * m; ++j)
+    if (op_->held_springs()[j] > 0.0) held_slot_[j] = n_free_ + n_held_++;
+  block_positions_.resize(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        const int da = dofs.free_dofs[3 * i + a], db = dofs.free_dofs[3 * i + b];
+        block_positions_[i][3 * a + b] =
+            da >= 0 && db >= 0 && da >= db ? position_in_lower(p_lower_, da, db) : -1;
+      }
+  x_inverse_.resize(static_cast<std::size_t>(m));
+  x_.resize(static_cast<std::size_t>(m));
+  y_.resize(static_cast<std::size_t>(m));
+  held_diagonal_.assign(static_cast<std::size_t>(3 * m), 0.0);
+}
+
+Eigen::Vector3d SparseNewtonStepSolver::local_part(const Eigen::VectorXd& x, int i) const {
+  const ContactDofs& dofs = op_->dofs();
+  Eigen::Vector3d global;
+  for (int c = 0; c < 3; ++c) {
+    const int dof = dofs.free_dofs[3 * i + c];
+    global(c) = dof >= 0 ? x(dof) : 0.0;
+  }
+  Eigen::Vector3d local = dofs.frames[i] * global;
+  for (int k = 0; k < 3; ++k)
+    if (held_slot_[3 * i + k] >= 0) local(k) = x(held_slot_[3 * i + k]);
+  return local;
+}
+
+void SparseNewtonStepSolver::set_local_part(const Eigen::Vector3d& l, int i,
+                                            Eigen::VectorXd& x) const {
+  const ContactDofs& dofs = op_->dofs();
+  const Eigen::Vector3d global = dofs.frames[i].transpose() * l;
+  for (int c = 0; c < 3; ++c)
+    if (const int dof = dofs.free_dofs[3 * i + c]; dof >= 0) x(dof) = global(c);
+  for (int k = 0; k < 3; ++k)
+    if (held_slot_[3 * i + k] >= 0) x(held_slot_[3 * i + k]) = l(k);
+}
+
+void SparseNewtonStepSolver::stiffness_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  y.resize(size());
+  y.head(n_free_).noalias() =
+      op_->stiffness_lower().selfadjointView<Eigen::Lower>() * x.head(n_free_);
+  const std::vector<double>& springs = op_->held_springs();
+  for (std::size_t j = 0; j < held_slot_.size(); ++j)
+    if (held_slot_[j] >= 0) y(held_slot_[j]) = springs[j] * x(held_slot_[j]);
+}
+
+void SparseNewtonStepSolver::step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  stiffness_times(x, y);
+  for (int i = 0; i < op_->dofs().n_nodes(); ++i) {
+    const Eigen::Vector3d row = x_[i] * local_part(y, i) + y_[i] * local_part(x, i);
+    set_local_part(row, i, y);
+  }
+}
+
+void SparseNewtonStepSolver::preconditioner(const Eigen::VectorXd& b, Eigen::VectorXd& z) const {
+  Eigen::VectorXd& scaled = scaled_;
+  scaled = b;
+  for (int i = 0; i < op_->dofs().n_nodes(); ++i)
+    set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
+  Eigen::MatrixXd solution;
+  p_factor_->solve(scaled.head(n_free_), solution);
+  z.resize(size());
+  z.head(n_free_) = solution.col(0);
+  for (std::size_t j = 0; j < held_slot_.size(); ++j)
+    if (held_slot_[j] >= 0) z(held_slot_[j]) = scaled(held_slot_[j]) / held_diagonal_[j];
+}
+
+void SparseNewtonStepSolver::set_node_rows(const NewtonStepEquations& equations) {
+  const int m = op_->dofs().n_nodes();
+  rhs_.setZero(size());
+  for (int i = 0; i < m; ++i) {
+    const Eigen::Matrix3d& b = equations.b[i];
+    const Eigen::Matrix3d& c = equations.c[i];
+    const Eigen::FullPivLU<Eigen::Matrix3d> lu(b + c / equations.rho[i]);
+    // M_i = (B + C / rho)^-1 is I for an open node, rho C^-1 for a stick
+    // one; any invertible M_i leaves the step unchanged, so where it is
+    // singular the rows are taken as they are.
+    const bool invertible = lu.isInvertible() && lu.rcond() > 1e-12;
+    const Eigen::Matrix3d scale =
+        invertible ? Eigen::Matrix3d(lu.inverse()) : Eigen::Matrix3d(Eigen::Matrix3d::Identity());
+    x_[i] = scale * b;
+    y_[i] = scale * c;
+    set_local_part(-(scale * equations.f.segment<3>(3 * i)), i, rhs_);
+  }
+}
+
+bool SparseNewtonStepSolver::needs_factorization() const {
+  // A factorization pays when the GMRES iterations it would save (those of
+  // the last step beyond the count right after a factorization) cost more
+  // than half of it; both costs are measured as the run goes.
+  if (!factorized_) return true;
+  const int excess = last_iterations_ - fresh_iterations_;
+  return excess * seconds_per_iteration_ > 0.5 * factorization_seconds_;
+}
+
+void SparseNewtonStepSolver::factorize(const std::vector<double>& rho,
+                                       const std::vector<ContactState>& states) {
+  const ContactDofs& dofs = op_->dofs();
+  const SparseMatrix& k = op_->stiffness_lower();
+  std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_.valuePtr());
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
+  for (int i = 0; i < dofs.n_nodes(); ++i) {
+    es.computeDirect(0.5 * (x_[i] + x_[i].transpose()));
+    const Eigen::Vector3d lambda = es.eigenvalues().cwiseMax(smallest_x).cwiseMin(1.0);
+    const Eigen::Matrix3d& q = es.eigenvectors();
+    const Eigen::Vector3d spring_values = rho[i] * (lambda.cwiseInverse().array() - 1.0).matrix();
+    const Eigen::Matrix3d spring = q * spring_values.asDiagonal() * q.transpose();
+    x_inverse_[i] = q * lambda.cwiseInverse().asDiagonal() * q.transpose();
+    const Eigen::Matrix3d global = dofs.frames[i].transpose() * spring * dofs.frames[i];
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        if (const int pos = block_positions_[i][3 * a + b]; pos >= 0)
+          p_lower_.valuePtr()[pos] += global(a, b);
+    for (int kk = 0; kk < 3; ++kk)
+      if (held_slot_[3 * i + kk] >= 0)
+        held_diagonal_[3 * i + kk] = op_->held_springs()[3 * i + kk] + spring(kk, kk);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  p_factor_->factorize_lower(p_lower_, factorized_);
+  factorization_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  factorized_ = true;
+  fresh_ = true;
+  factor_states_ = states;
+  ++factorizations_;
+}
+
+int SparseNewtonStepSolver::gmres(const Eigen::VectorXd& b, double tolerance, Eigen::VectorXd& x) {
+  // Restarted GMRES with right preconditioning (Saad, Iterative Methods for
+  // Sparse Linear Systems, 9.3.2), modified Gram-Schmidt and Givens
+  // rotations. Returns the iterations, or -1 if the tolerance was not met.
+  const int n = size();
+  basis_.resize(n, restart + 1);
+  preconditioned_.resize(n, restart);
+  work_.resize(n);
+  const double target = tolerance * b.norm();
+  x.setZero(n);
+  if (b.norm() == 0.0) return 0;
+  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(restart + 1, restart);
+  Eigen::VectorXd g(restart + 1), cs(restart), sn(restart);
+  int total = 0;
+  Eigen::VectorXd residual = b;
+  while (total < max_iterations) {
+    double beta = residual.norm();
+    if (beta <= target) return total;
+    basis_.col(0) = residual / beta;
+    g.setZero();
+    g(0) = beta;
+    h.setZero();
+    int j = 0;
+    for (; j < restart && total < max_iterations; ++j, ++total) {
+      preconditioner(basis_.col(j), work_);
+      preconditioned_.col(j) = work_;
+      step_matrix_times(work_, next_);
+      Eigen::VectorXd& w = next_;
+      for (int i = 0; i <= j; ++i) {
+        h(i, j) = w.dot(basis_.col(i));
+        w -= h(i, j) * basis_.col(i);
+      }
+      h(j + 1, j) = w.norm();
+      if (h(j + 1, j) > 0.0) basis_.col(j + 1) = w / h(j + 1, j);
+      for (int i = 0; i < j; ++i) {
+        const double t = cs(i) * h(i, j) + sn(i) * h(i + 1, j);
+        h(i + 1, j) = -sn(i) * h(i, j) + cs(i) * h(i + 1, j);
+        h(i, j) = t;
+      }
+      const double d = std::hypot(h(j, j), h(j + 1, j));
+      cs(j) = d > 0.0 ? h(j, j) / d : 1.0;
+      sn(j) = d > 0.0 ? h(j + 1, j) / d : 0.0;
+      h(j, j) = d;
+      h(j + 1, j) = 0.0;
+      g(j + 1) = -sn(j) * g(j);
+      g(j) = cs(j) * g(j);
+      if (std::abs(g(j + 1)) <= target) {
+        ++j;
+        ++total;
+        break;
+      }
+    }
+    const Eigen::VectorXd y = h.topLeftCorner(j, j).triangularView<Eigen::Upper>().solve(g.head(j));
+    x.noalias() += preconditioned_.leftCols(j) * y;
+    step_matrix_times(x, work2_);
+    residual = b - work2_;
+    if (!residual.allFinite()) return -1;
+  }
+  return residual.norm() <= target ? total : -1;
+}
+
+bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double tolerance,
+                                   Eigen::VectorXd& dr, Eigen::VectorXd& dv) {
+  const int m = op_->dofs().n_nodes();
+  ++steps_;
+  set_node_rows(equations);
+  if (needs_factorization()) factorize(equations.rho, equations.states);
+  const auto start = std::chrono::steady_clock::now();
+  int used = gmres(rhs_, tolerance, solution_);
+  if (used < 0 && !fresh_) {
+    // A factorization from earlier steps may be too far off: once more with
+    // a fresh one.
+    factorize(equations.rho, equations.states);
+    used = gmres(rhs_, tolerance, solution_);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  iterations_ += std::max(used, 0);
+  if (used > 0) {
+    const double per_iteration = seconds / used;
+    seconds_per_iteration_ = seconds_per_iteration_ > 0.0
+                                 ? 0.8 * seconds_per_iteration_ + 0.2 * per_iteration
+                                 : per_iteration;
+  }
+  last_iterations_ = used < 0 ? max_iterations : used;
+  if (fresh_) fresh_iterations_ = last_iterations_;
+  fresh_ = false;
+  if (used < 0) return false;
+  stiffness_times(solution_, work2_);
+  dr.resize(3 * m);
+  dv.resize(3 * m);
+  for (int i = 0; i < m; ++i) {
+    dv.segment<3>(3 * i) = local_part(solution_, i);
+    dr.segment<3>(3 * i) = local_part(work2_, i);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<SparseNewtonStep> SparseDelassusOperator::make_newton_step() const {
+  return std::make_unique<SparseNewtonStepSolver>(shared_from_this());
+}
+
+}  // namespace bipo

