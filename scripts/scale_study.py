@@ -318,6 +318,8 @@ def run_study(args, folder):
                       f"{record['wall_s']:.2f} s, {record['maxrss_mib']:.0f} MiB", file=sys.stderr)
                 if record["status"] != "ok":
                     stopped[run] = n
+                    if record["stderr"]:
+                        print(f"    bipo said: {record['stderr'].splitlines()[-1]}", file=sys.stderr)
         for run in runs:
             if raw[run]:
                 results.append({"n": n, "run": run, "m": contact_nodes_of(n),
