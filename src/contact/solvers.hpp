@@ -27,18 +27,20 @@ struct ContactWorkspace {
 
 /// Solves the problem: finds r (3m) such that the law holds at every node
 /// with v = q + W r. `r` is the starting point on entry (the last converged
-/// reactions). A semi-smooth Newton method runs first; when it stalls, short
-/// batches of block Gauss-Seidel sweeps alternate with it; for a
-/// non-associated law the continuation follows; then sweeps to the end of the
-/// budget (see the definition for the limits). `max_iterations` bounds the
-/// Newton steps plus the sweeps.
+/// reactions). A semi-smooth Newton method runs first; when it stalls, Newton
+/// again from the bonded start if the start was r = 0; for a non-associated
+/// law the continuation; then short batches of block Gauss-Seidel sweeps
+/// alternating with Newton, and sweeps to the end of the budget (see the
+/// definition for the limits). `max_iterations` bounds the Newton steps plus
+/// the sweeps.
 ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::VectorXd& r,
                                  double law_tolerance, int max_iterations,
                                  ContactWorkspace& workspace);
 
 /// Semi-smooth Newton on F_i = r_i - proj_K(r_i - rho_i A(v_i)) = 0 (SPEC
-/// 3.2), with a backtracking line search on |F|; stops when the line search
-/// stalls or after max_iterations steps.
+/// 3.2, in the law's scaled variables: node_residual in contact/law), with a
+/// backtracking line search on |F|; stops when the line search fails or
+/// crawls, or after max_iterations steps.
 ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& problem,
                                            Eigen::VectorXd& r, double law_tolerance,
                                            int max_iterations, ContactWorkspace& workspace);

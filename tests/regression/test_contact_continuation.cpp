@@ -3,8 +3,9 @@
 // case C on the uniform 16/8 O-grid (1313 contact nodes) through the first
 // step of its first unloading. There Newton's line search stalls and
 // Gauss-Seidel sweeps do not converge; before the continuation existed, bipo
-// stopped at this increment. About 30 s in a Release build. The shipped
-// punch_C_refined.yaml is graded toward the rim now, and on the graded mesh
+// stopped at this increment. Newton from the start still stalls; the
+// continuation, which the cascade now tries before any sweep, solves it. About 30 s in a Release
+// build. The shipped punch_C_refined.yaml is graded toward the rim now, and on the graded mesh
 // Newton solves this step by itself, so the test sets the uniform mesh.
 #include "punch_support.hpp"
 
@@ -42,10 +43,11 @@ TEST(ContactContinuation, FinestCaseCPassesItsFirstUnloadingStep) {
   ASSERT_EQ(h.rows(), 6u);
   for (std::size_t i = 0; i < h.rows(); ++i)
     EXPECT_LE(h["scaled_certificate"][i], 1e-8) << "step " << i + 1;  // 100 x law_tolerance
-  // The unloading step needed more than Newton's rounds: the five Newton
-  // passes of at most 60 steps and their Gauss-Seidel batches came first.
-  EXPECT_GT(h["newton_iterations"][5], 60.0);
-  EXPECT_GT(h["sweeps"][5], 0.0);
+  // The unloading step needs more than a Newton pass from the start (it
+  // stalls after about 20 steps): the continuation's stages follow (about
+  // 20 steps more), and no Gauss-Seidel sweep is needed.
+  EXPECT_GT(h["newton_iterations"][5], 30.0);
+  EXPECT_EQ(h["sweeps"][5], 0.0);
   fs::remove_all(dir);
 }
 

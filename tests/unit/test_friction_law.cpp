@@ -7,9 +7,11 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "contact/law/law.hpp"
@@ -609,6 +611,181 @@ TEST(FrictionUpdate, NotAFixedPointOffTheLaw) {
 }
 
 // ---------------------------------------------------------------------------
+// The scaled update (docs/contact-law.md, "The scaled update")
+
+TEST(FrictionScaledUpdate, ScalesAndTheScaledLaw) {
+  // s_k = beta mu_k / p_k, beta = max(1, p1, p2); the scaled law is
+  // (mu_k, p_k) / s_k, with friction p_k / beta <= 1 and the same omega.
+  for (const FrictionLaw& law :
+       {FrictionLaw::isotropic(0.2), FrictionLaw::isotropic(1.0),
+        FrictionLaw::orthotropic(0.3, 0.15, 0.3, 0.15), FrictionLaw::isotropic(0.0)}) {
+    EXPECT_TRUE(law.unscaled_update());
+    EXPECT_EQ(law.update_scales(), Vector2d(1.0, 1.0));
+  }
+  const FrictionLaw c = FrictionLaw::orthotropic(0.3, 0.15, 0.05, 0.2);
+  EXPECT_FALSE(c.unscaled_update());
+  EXPECT_NEAR(c.update_scales()(0), 6.0, 1e-15);
+  EXPECT_NEAR(c.update_scales()(1), 0.75, 1e-15);
+  const FrictionLaw cs = c.scaled();
+  EXPECT_TRUE(cs.unscaled_update());
+  EXPECT_NEAR(cs.mu1(), 0.05, 1e-16);
+  EXPECT_NEAR(cs.mu2(), 0.2, 1e-16);
+  EXPECT_NEAR(cs.p1(), 0.05 / 6.0, 1e-16);
+  EXPECT_NEAR(cs.p2(), 0.2 / 0.75, 1e-16);
+  EXPECT_NEAR(cs.omega_squared()(0), c.omega_squared()(0), 1e-15);
+  EXPECT_NEAR(cs.omega_squared()(1), c.omega_squared()(1), 1e-15);
+  const FrictionLaw bonded = FrictionLaw::isotropic(1e6);
+  EXPECT_EQ(bonded.update_scales(), Vector2d(1e6, 1e6));
+  EXPECT_EQ(bonded.scaled().mu1(), 1.0);
+  const FrictionLaw big = FrictionLaw::orthotropic(10.0, 5.0, 20.0, 1.0);  // beta = 20
+  EXPECT_NEAR(big.update_scales()(0), 10.0, 1e-14);
+  EXPECT_NEAR(big.update_scales()(1), 100.0, 1e-13);
+  EXPECT_NEAR(big.scaled().mu1(), 1.0, 1e-15);
+  EXPECT_NEAR(big.scaled().mu2(), 0.05, 1e-16);
+}
+
+RandomLaw random_law_any_friction(Sampler& s) {
+  // Friction from 0.05 to 1e6, anisotropy and non-associativity up to 10.
+  RandomLaw l{};
+  l.mu1 = s.log_uniform(0.05, 1e6);
+  l.mu2 = l.mu1 * s.log_uniform(0.1, 10.0);
+  l.p1 = l.mu1 * s.log_uniform(0.1, 10.0);
+  l.p2 = l.mu2 * s.log_uniform(0.1, 10.0);
+  return l;
+}
+
+/// |tau| of the scaled update in the original variables (its round-off scale).
+double scaled_predictor_norm(const Vector3d& r, const Vector3d& v, double rho,
+                             const FrictionLaw& law) {
+  const double s = law.update_scales().maxCoeff();
+  return r.norm() + rho * v.norm() * std::max(1.0, s * s * law.omega_squared().maxCoeff()) *
+                        std::max(1.0, std::max(law.mu1(), law.mu2()));
+}
+
+TEST(FrictionScaledUpdate, EachBranchOfTheLawIsAFixedPoint) {
+  // Whatever the friction: the scaled law is the law, so its fixed points
+  // are the law's (open, stick, slip along the non-associated rule).
+  Sampler s(37);
+  for (int i = 0; i < 100000; ++i) {
+    const RandomLaw l = random_law_any_friction(s);
+    const FrictionLaw law = l.law();
+    const double rho = s.log_uniform(1e-6, 1e3);
+    const double F = s.log_uniform(1e-6, 1e6);
+    const Vector3d open_v(s.log_uniform(1e-9, 1.0), s.normal(), s.normal());
+    // (To round-off: g may be below the ulp of the Coulomb term |omega^2 du_t|_mu*.)
+    ASSERT_LE(scaled_update(Vector3d::Zero(), open_v, rho, law).r.norm(),
+              1e-12 * scaled_predictor_norm(Vector3d::Zero(), open_v, rho, law));
+    const Vector3d inside = point_in_cone(s, l.mu1, l.mu2, F, s.uniform(0.0, 0.999));
+    const ConeProjection stick = scaled_update(inside, Vector3d::Zero(), rho, law);
+    ASSERT_EQ(stick.state, ContactState::stick);
+    ASSERT_LE((stick.r - inside).norm(), 1e-12 * inside.norm());
+    const Vector3d r = point_in_cone(s, l.mu1, l.mu2, F, 1.0);
+    const double lambda = s.log_uniform(1e-9, 1e-1);
+    const double np = norm_p(r.tail<2>(), l.p1, l.p2);
+    const Vector3d v(0.0, -lambda * r(1) / (l.p1 * l.p1 * np), -lambda * r(2) / (l.p2 * l.p2 * np));
+    const ConeProjection slip = scaled_update(r, v, rho, law);
+    ASSERT_LE((slip.r - r).norm(), 1e-12 * scaled_predictor_norm(r, v, rho, law))
+        << "mu " << l.mu1 << " " << l.mu2 << " p " << l.p1 << " " << l.p2 << " rho " << rho;
+    // The residual is r minus the update, on every branch.
+    Vector3d f;
+    for (const auto& [ri, vi] : {std::pair{Vector3d(Vector3d::Zero()), open_v},
+                                 std::pair{inside, Vector3d(Vector3d::Zero())}, std::pair{r, v}}) {
+      const ContactState state = node_residual(ri, vi, rho, law, f, nullptr, nullptr);
+      const ConeProjection u = scaled_update(ri, vi, rho, law);
+      ASSERT_EQ(state, u.state);
+      ASSERT_LE((f - (ri - u.r)).norm(), 1e-12 * scaled_predictor_norm(ri, vi, rho, law));
+    }
+  }
+}
+
+TEST(FrictionScaledUpdate, IsSpecUpdateBitForBitWhenUnscaled) {
+  // Associated laws with mu <= 1 (and frictionless): SPEC 3.2 as written.
+  Sampler s(41);
+  for (int i = 0; i < 20000; ++i) {
+    const double mu1 = s.log_uniform(0.05, 1.0), mu2 = s.log_uniform(0.05, 1.0);
+    const FrictionLaw law =
+        i % 10 == 0 ? FrictionLaw::isotropic(0.0) : FrictionLaw::orthotropic(mu1, mu2, mu1, mu2);
+    ASSERT_TRUE(law.unscaled_update());
+    const double rho = s.log_uniform(1e-3, 1e3);
+    const Vector3d r(s.normal(), s.normal(), s.normal());
+    const Vector3d v = 1e-3 * Vector3d(s.normal(), s.normal(), s.normal());
+    const Vector3d tau = predictor(r, v, rho, law);
+    const ConeProjection expected = project_onto_friction_cone(tau, law);
+    const ConeProjection u = scaled_update(r, v, rho, law);
+    ASSERT_EQ(u.r, expected.r);
+    ASSERT_EQ(u.state, expected.state);
+    Vector3d f;
+    Matrix3d b, c;
+    ASSERT_EQ(node_residual(r, v, rho, law, f, &b, &c), expected.state);
+    ASSERT_EQ(f, Vector3d(r - expected.r));
+    const Matrix3d p = projection_derivative(tau, expected.state, law);
+    ASSERT_EQ(b, Matrix3d(Matrix3d::Identity() - p));
+    ASSERT_EQ(c, Matrix3d(rho * p * augmented_kinematics_derivative(v, law)));
+  }
+}
+
+TEST(FrictionScaledUpdate, ResidualDerivativesAgreeWithCentralDifferences) {
+  // B = df/dr and C = df/dv of node_residual against central differences, on
+  // each branch, for scaled laws (high friction, non-associated), at points
+  // whose branch does not change within the differences.
+  Sampler s(43);
+  const FrictionLaw laws[] = {FrictionLaw::isotropic(10.0), FrictionLaw::isotropic(1e6),
+                              FrictionLaw::orthotropic(0.3, 0.15, 0.05, 0.2),
+                              FrictionLaw::orthotropic(10.0, 5.0, 20.0, 1.0)};
+  int checked[3] = {0, 0, 0};
+  for (int i = 0; i < 4000; ++i) {
+    const FrictionLaw& law = laws[i % 4];
+    const double rho = automatic_rho(1e-5 * Matrix3d::Identity(), law);
+    const Vector3d r =
+        point_in_cone(s, law.mu1(), law.mu2(), s.uniform(0.5, 2.0), s.uniform(0.0, 1.0));
+    const Vector3d v =
+        1e-5 * Vector3d(s.normal(), s.normal(), s.normal())
+                   .cwiseQuotient(Vector3d(1.0, law.update_scales()(0), law.update_scales()(1)));
+    Vector3d f;
+    Matrix3d b, c;
+    const ContactState state = node_residual(r, v, rho, law, f, &b, &c);
+    const auto at = [&](const Vector3d& rr, const Vector3d& vv, Vector3d& out) {
+      return node_residual(rr, vv, rho, law, out, nullptr, nullptr);
+    };
+    bool same_branch = true;
+    Matrix3d fd_b, fd_c;
+    for (int k = 0; k < 3; ++k) {
+      const double hr = 1e-6 * r.norm(), hv = 1e-6 * v.norm();
+      Vector3d er = Vector3d::Zero(), ev = Vector3d::Zero(), fp, fm;
+      er(k) = hr;
+      ev(k) = hv;
+      same_branch = same_branch && at(r + er, v, fp) == state && at(r - er, v, fm) == state;
+      fd_b.col(k) = (fp - fm) / (2.0 * hr);
+      same_branch = same_branch && at(r, v + ev, fp) == state && at(r, v - ev, fm) == state;
+      fd_c.col(k) = (fp - fm) / (2.0 * hv);
+    }
+    if (!same_branch) continue;
+    ++checked[static_cast<int>(state)];
+    EXPECT_LE((b - fd_b).norm(), 1e-5 * (1.0 + fd_b.norm())) << "B, state " << int(state);
+    EXPECT_LE((c - fd_c).norm() * v.norm(), 1e-5 * (f.norm() + fd_c.norm() * v.norm()))
+        << "C, state " << int(state);
+  }
+  EXPECT_GT(checked[static_cast<int>(ContactState::stick)], 100);
+  EXPECT_GT(checked[static_cast<int>(ContactState::slip)], 100);
+}
+
+TEST(FrictionScaledUpdate, StickResidualSeesAGapBelowTheUlpOfTheReaction) {
+  // mu = 1e6: rho is ~1e-12 of a natural normal stiffness, so rho g is far
+  // below the ulp of r_n; the residual is rho A'(v') itself, not r - tau.
+  const FrictionLaw law = FrictionLaw::isotropic(1e6);
+  const double rho = automatic_rho(1e-5 * Matrix3d::Identity(), law);
+  const Vector3d r(1.0, 0.3, -0.2);
+  const double g = 1e-12;
+  Vector3d f;
+  ASSERT_EQ(node_residual(r, Vector3d(g, 0.0, 0.0), rho, law, f, nullptr, nullptr),
+            ContactState::stick);
+  ASSERT_LT(rho * g, 0.5 * std::numeric_limits<double>::epsilon());  // r_n - tau_n = 0
+  EXPECT_NEAR(f(0), rho * g, 1e-15 * rho * g);
+  EXPECT_EQ(f(1), 0.0);
+  EXPECT_EQ(f(2), 0.0);
+}
+
+// ---------------------------------------------------------------------------
 // The bipotential certificate (SPEC 3.1)
 
 TEST(FrictionPredictor, KinematicPartIsSpecFormula) {
@@ -771,21 +948,33 @@ TEST(FrictionCertificate, CoulombGraphOfTheBipotentialPaper) {
 // Automatic rho and the one-node problem
 
 TEST(FrictionLocal, AutomaticRho) {
-  // Diagonal W: D^1/2 W D^1/2 = diag(w_n, omega1^2 w_t1, omega2^2 w_t2).
+  // rho = 1 / lambda_max(B W B), B = diag(1, beta, beta), beta = max(1, p1, p2)
+  // (D^1/2 S = B: the scaled update weighs the slip itself). Diagonal W:
+  // 1 / max(w_n, beta^2 w_t1, beta^2 w_t2).
   const Matrix3d W = Eigen::Vector3d(2.0, 3.0, 5.0).asDiagonal();
   const FrictionLaw c = FrictionLaw::orthotropic(0.3, 0.15, 0.05, 0.2);
-  EXPECT_NEAR(automatic_rho(W, c), 1.0 / std::max({2.0, 3.0 / 36.0, 5.0 * 16.0 / 9.0}), 1e-15);
+  EXPECT_NEAR(automatic_rho(W, c), 1.0 / 5.0, 1e-15);
   EXPECT_NEAR(automatic_rho(W, FrictionLaw::isotropic(0.2)), 0.2, 1e-15);
   EXPECT_NEAR(automatic_rho(W, FrictionLaw::isotropic(0.0)), 0.5, 1e-15);
+  EXPECT_NEAR(automatic_rho(W, FrictionLaw::isotropic(1e6)) * 5e12, 1.0, 1e-15);
+  // A non-associated law with p > 1: beta = 4.
+  const FrictionLaw big = FrictionLaw::orthotropic(2.0, 1.0, 4.0, 0.5);
+  EXPECT_NEAR(automatic_rho(W, big) * 5.0 * 16.0, 1.0, 1e-15);
+  // An associated law with mu <= 1 keeps SPEC's rule: 1 / lambda_max(D^1/2 W D^1/2).
+  const FrictionLaw b = FrictionLaw::orthotropic(0.3, 0.15, 0.3, 0.15);
+  EXPECT_NEAR(automatic_rho(W, b), 1.0 / 5.0, 1e-15);
   // A full W: compare with the largest eigenvalue computed another way (power iteration).
   Matrix3d L;
   L << 1.0, 0.0, 0.0, 0.2, 0.9, 0.0, -0.1, 0.3, 1.1;
   const Matrix3d Wf = 1e-5 * L * L.transpose();
-  const Vector3d d(1.0, std::sqrt(c.omega_squared()(0)), std::sqrt(c.omega_squared()(1)));
-  const Matrix3d M = d.asDiagonal() * Wf * d.asDiagonal();
-  Vector3d v(1, 1, 1);
-  for (int i = 0; i < 500; ++i) v = (M * v).normalized();
-  EXPECT_NEAR(automatic_rho(Wf, c) * v.dot(M * v), 1.0, 1e-12);
+  for (const FrictionLaw& law : {c, big}) {
+    const double beta = std::max({1.0, law.p1(), law.p2()});
+    const Vector3d d(1.0, beta, beta);
+    const Matrix3d M = d.asDiagonal() * Wf * d.asDiagonal();
+    Vector3d v(1, 1, 1);
+    for (int i = 0; i < 500; ++i) v = (M * v).normalized();
+    EXPECT_NEAR(automatic_rho(Wf, law) * v.dot(M * v), 1.0, 1e-12);
+  }
   Matrix3d bad = Matrix3d::Identity();
   bad(2, 2) = -1.0;
   EXPECT_THROW((void)automatic_rho(bad, c), NumericalError);

@@ -2,6 +2,7 @@
 // law's construction. See friction_law.hpp.
 #include "contact/law/friction_law.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -58,11 +59,16 @@ FrictionLaw::FrictionLaw(double mu1, double mu2, double p1, double p2)
       p1_(p1),
       p2_(p2),
       omega_sq_(Eigen::Vector2d::Zero()),
-      frictionless_(mu1 == 0.0 && mu2 == 0.0) {
+      scales_(Eigen::Vector2d::Ones()),
+      frictionless_(mu1 == 0.0 && mu2 == 0.0),
+      unscaled_(true) {
   if (!frictionless_) {
     const double w1 = p1 / mu1;
     const double w2 = p2 / mu2;
     omega_sq_ = Eigen::Vector2d(w1 * w1, w2 * w2);
+    const double beta = std::max({1.0, p1, p2});
+    scales_ = Eigen::Vector2d(beta * (mu1 / p1), beta * (mu2 / p2));
+    unscaled_ = scales_(0) == 1.0 && scales_(1) == 1.0;
   }
 }
 

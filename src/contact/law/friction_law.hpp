@@ -74,6 +74,24 @@ class FrictionLaw {
   [[nodiscard]] bool associated() const { return p1_ == mu1_ && p2_ == mu2_; }
   /// (omega1^2, omega2^2) = ((p1/mu1)^2, (p2/mu2)^2); zeros if frictionless.
   [[nodiscard]] Eigen::Vector2d omega_squared() const { return omega_sq_; }
+  /// The tangential scales (s1, s2) of the augmented-Lagrangian update (SPEC
+  /// 3.2 in scaled variables, scaled_update in predictor.hpp):
+  /// s_k = beta / omega_k with beta = max(1, p1, p2); (1, 1) if frictionless
+  /// and for an associated law with mu1, mu2 <= 1. With r' = (r_n, r_t / s)
+  /// and v' = (g, s du_t) the law is the same law with coefficients mu_k / s_k
+  /// = p_k / beta <= 1 and p_k / s_k (scaled()); docs/contact-law.md, "The
+  /// scaled update", says why.
+  [[nodiscard]] const Eigen::Vector2d& update_scales() const { return scales_; }
+  /// update_scales() is (1, 1): the update is SPEC 3.2's as written.
+  [[nodiscard]] bool unscaled_update() const { return unscaled_; }
+  /// The law in the scaled variables: (mu_k, p_k) / s_k, the same omega; its
+  /// own update_scales() are (1, 1).
+  [[nodiscard]] FrictionLaw scaled() const {
+    FrictionLaw law(mu1_ / scales_(0), mu2_ / scales_(1), p1_ / scales_(0), p2_ / scales_(1));
+    law.scales_ = Eigen::Vector2d::Ones();
+    law.unscaled_ = true;
+    return law;
+  }
   /// |r_t|_mu = sqrt((r_t1/mu1)^2 + (r_t2/mu2)^2) (SPEC 3). Frictionless: 0 if
   /// r_t = 0, +infinity otherwise (the limit mu -> 0). Inline, as the
   /// per-node kernels call both norms per node and iteration.
@@ -92,7 +110,9 @@ class FrictionLaw {
 
   double mu1_, mu2_, p1_, p2_;
   Eigen::Vector2d omega_sq_;
+  Eigen::Vector2d scales_;
   bool frictionless_;
+  bool unscaled_;
 };
 
 }  // namespace bipo

@@ -21,7 +21,10 @@ using law_detail::kEps;
 // ---------------------------------------------------------------------------
 // Automatic rho
 
-double automatic_rho(const Eigen::Matrix3d& W, const FrictionLaw& law) {
+namespace {
+
+/// rho = 1 / lambda_max(D^1/2 W D^1/2) of the law as written.
+double rho_of_compliance(const Eigen::Matrix3d& W, const FrictionLaw& law) {
   const Eigen::Matrix3d Ws = 0.5 * (W + W.transpose());
   Eigen::LLT<Eigen::Matrix3d> llt(Ws);
   if (!Ws.allFinite() || llt.info() != Eigen::Success)
@@ -40,6 +43,17 @@ double automatic_rho(const Eigen::Matrix3d& W, const FrictionLaw& law) {
   if (!(lmax > 0.0) || !std::isfinite(lmax))
     throw NumericalError("automatic_rho: non-finite or non-positive weighted compliance");
   return 1.0 / lmax;
+}
+
+}  // namespace
+
+double automatic_rho(const Eigen::Matrix3d& W, const FrictionLaw& law) {
+  // The rho of the scaled update (scaled_update): the same rule for the
+  // scaled law and the scaled compliance W' = S W S, S = diag(1, s1, s2)
+  // (v' = S v = S q + S W S r').
+  if (law.unscaled_update()) return rho_of_compliance(W, law);
+  const Eigen::Vector3d s(1.0, law.update_scales()(0), law.update_scales()(1));
+  return rho_of_compliance(s.asDiagonal() * W * s.asDiagonal(), law.scaled());
 }
 
 // ---------------------------------------------------------------------------
@@ -130,8 +144,7 @@ constexpr double kTinyReaction = 1e-300;
 /// kinematics (g, du_t) = q + W r.
 ConeProjection node_update(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
                            const Eigen::Vector3d& r, double rho, const FrictionLaw& law) {
-  const Eigen::Vector3d k = q + W * r;
-  return bipotential_update(r, k(0), k.tail<2>(), rho, law);
+  return scaled_update(r, q + W * r, rho, law);
 }
 
 /// Stick: g = 0 and du_t = 0, r = -W^-1 q; it is the solution if r is in K_mu.
@@ -154,8 +167,12 @@ bool slip_candidate(const Eigen::Matrix3d& W, const Eigen::Vector3d& q, const Fr
   // Accept it as the fixed point it is, up to the corrector's round-off
   // (a few eps of |tau|, which exceeds |r| when rho |q + W r| does).
   const ConeProjection p = node_update(W, q, r, rho, law);
+  // |tau| in the original variables: the tangential predictor is
+  // rho s_k^2 omega_k^2 du_tk (scaled_update).
+  const double scale = law.update_scales().maxCoeff();
   const double tau_size =
-      r.norm() + rho * (q + W * r).norm() * std::max(1.0, law.omega_squared().maxCoeff());
+      r.norm() +
+      rho * (q + W * r).norm() * std::max(1.0, scale * scale * law.omega_squared().maxCoeff());
   return (p.r - r).norm() <= tol * std::max(r.norm(), kTinyReaction) + 64.0 * kEps * tau_size;
 }
 

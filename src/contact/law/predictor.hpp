@@ -46,6 +46,28 @@ namespace bipo {
                                                 const Eigen::Vector2d& du_t, double rho,
                                                 const FrictionLaw& law);
 
+/// The update of SPEC 3.2 in the law's scaled variables r' = (r_n, r_t / s),
+/// v' = (g, s du_t), s = law.update_scales(): proj_K'(r' - rho A'(v')) for the
+/// scaled law K', A' (law.scaled()), returned in the original variables. Its
+/// fixed points are the law's for any rho > 0 (the scaled law is the law);
+/// for s = (1, 1) it is bipotential_update itself. In the original variables
+/// the tangential predictor is r_tk - rho s_k^2 omega_k^2 du_tk =
+/// r_tk - rho beta^2 du_tk: it weighs the slip itself, not the modified slip,
+/// and beta = max(1, p1, p2) keeps the Coulomb term rho |omega^2 du_t|_mu* of
+/// tau_n from outweighing it whatever mu (docs/contact-law.md, "The scaled
+/// update").
+[[nodiscard]] ConeProjection scaled_update(const Eigen::Vector3d& r, const Eigen::Vector3d& v,
+                                           double rho, const FrictionLaw& law);
+
+/// The fixed-point residual of one node, f = r - scaled_update(r, v, rho, law).r
+/// (SPEC 3.2: f = 0 iff the law holds), and the branch of the projection.
+/// With b and c, also the derivatives B = df/dr and C = df/dv (the
+/// semi-smooth Newton's blocks, with projection_derivative and
+/// augmented_kinematics_derivative).
+ContactState node_residual(const Eigen::Vector3d& r, const Eigen::Vector3d& v, double rho,
+                           const FrictionLaw& law, Eigen::Vector3d& f, Eigen::Matrix3d* b,
+                           Eigen::Matrix3d* c);
+
 /// SPEC 3.1 certificate G = r_n |omega^2 du_t|_mu* + (omega^2 du_t) . r_t + g r_n:
 /// G >= 0 for g >= 0 and r in K_mu, G = 0 iff the law holds. Frictionless: g r_n.
 [[nodiscard]] double law_certificate(const Eigen::Vector3d& r, double g,
