@@ -396,20 +396,31 @@ double line_search(const CondensedContactProblem& problem, const Eigen::VectorXd
 }
 
 /// The regularized (proximal) Newton step for the slip nodes of a
-/// non-associated law: B_i + eps I instead of B_i, eps = min(0.1, 10 x the
-/// scaled residual). With a sliding rule that is not normal to the cone the
-/// operator of the increment is not monotone, and the Newton system of a
-/// slip-dominated state can be nearly singular along the way to a regular
-/// solution (seen on the seed punch with case C's ratios: steps of 1e3 times
-/// |F| that the line search cut to 2^-10, for ten steps and more). The shift
-/// bounds such steps; it vanishes with the residual, so the convergence near
-/// the solution stays superlinear. Associated laws keep the plain step.
+/// non-associated law: the step's equations B_i dr_i + C_i dv_i = -F_i get
+/// the term eps dr_i, eps = min(0.1, 10 x the scaled residual). With a
+/// sliding rule that is not normal to the cone the operator of the
+/// increment is not monotone, and the Newton system of a slip-dominated
+/// state can be nearly singular on the way to a regular solution (seen on
+/// the seed punch with case C's ratios and a moving plane: steps of 1e3
+/// times |F| that the line search cut to 2^-10, for ten steps and more).
+/// The shift bounds such steps; it vanishes with the residual, so the
+/// convergence near the solution stays superlinear. Along the left null
+/// vector u of B_i (the cone's generator, reduce_slip_node) the term is
+/// taken as eps u u^T W_ii^-1 dv_i (dr_i if the other nodes' reactions stood
+/// still), so that this equation stays local and the node keeps 2 unknowns
+/// in the dense system.
+/// Associated laws keep the plain step.
 void regularize_non_associated_slip(const CondensedContactProblem& problem, double scaled_residual,
                                     NewtonState& n) {
   const double shift = std::min(0.1, 10.0 * scaled_residual);
-  for (std::size_t i = 0; i < n.states.size(); ++i)
-    if (n.states[i] == ContactState::slip && !problem.laws[i].associated())
-      n.b[i].diagonal().array() += shift;
+  for (int i = 0; i < problem.n_nodes(); ++i) {
+    if (n.states[i] != ContactState::slip || problem.laws[i].associated()) continue;
+    const Eigen::JacobiSVD<Eigen::Matrix3d> svd(n.b[i], Eigen::ComputeFullU);
+    const Eigen::Vector3d u = svd.matrixU().col(2);
+    n.b[i] += shift * (Eigen::Matrix3d::Identity() - u * u.transpose());
+    const Eigen::Matrix3d stiffness = problem.operators->diagonal_block(i).inverse();
+    n.c[i] += shift * u * (u.transpose() * stiffness);
+  }
 }
 
 }  // namespace
@@ -445,7 +456,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   exact_motion();
   bool v_is_exact = true;
   double first_f_norm = 0.0;
-  int short_steps = 0;
+  int cut_steps = 0;
   for (int iteration = 0;; ++iteration) {
     fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
     if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) {
@@ -479,10 +490,11 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     if (!n.dr.allFinite() || !n.dv.allFinite()) return report;
     const double step = line_search(problem, r, n);
     if (step == 0.0) return report;
-    // Three steps in a row cut to 1/16 or less: Newton crawls, and the
-    // cascade (solve_contact) does better from another start.
-    short_steps = step <= 1.0 / 16.0 ? short_steps + 1 : 0;
-    if (short_steps == 3) return report;
+    // Four steps in a row cut by the line search: Newton crawls (seen: 10
+    // steps and more for a few percent of |F|), and the cascade
+    // (solve_contact) does better from another start.
+    cut_steps = step < 1.0 ? cut_steps + 1 : 0;
+    if (cut_steps == 4) return report;
     r.swap(n.trial_r);
     n.v.swap(n.trial_v);
     v_is_exact = false;
