@@ -8,8 +8,6 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <functional>
-#include <numeric>
 #include <string>
 #include <utility>
 
@@ -188,7 +186,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   void step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void preconditioner(const Eigen::VectorXd& b, Eigen::VectorXd& z) const;
   void set_node_rows(const NewtonStepEquations& equations);
-  void factorize(const std::vector<double>& rho, const std::vector<ContactState>& states);
+  void factorize(const std::vector<double>& rho);
   [[nodiscard]] bool needs_factorization() const;
   int gmres(const Eigen::VectorXd& b, double tolerance, Eigen::VectorXd& x);
 
@@ -199,7 +197,6 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::vector<std::array<int, 9>> block_positions_;  // per node: (a, b) with da >= db
   std::unique_ptr<LinearSolver> p_factor_;
   bool factorized_ = false;
-  std::vector<ContactState> factor_states_;
   std::vector<Eigen::Matrix3d> x_inverse_;  // at the factorization
   std::vector<double> held_diagonal_;       // P at the held slots
   std::vector<Eigen::Matrix3d> x_, y_;      // the current step's node rows
@@ -316,8 +313,7 @@ bool SparseNewtonStepSolver::needs_factorization() const {
   return excess * seconds_per_iteration_ > 0.5 * factorization_seconds_;
 }
 
-void SparseNewtonStepSolver::factorize(const std::vector<double>& rho,
-                                       const std::vector<ContactState>& states) {
+void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   const ContactDofs& dofs = op_->dofs();
   const SparseMatrix& k = op_->stiffness_lower();
   std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_.valuePtr());
@@ -344,7 +340,6 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   factorized_ = true;
   fresh_ = true;
-  factor_states_ = states;
   ++factorizations_;
 }
 
@@ -414,13 +409,13 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
   const int m = op_->dofs().n_nodes();
   ++steps_;
   set_node_rows(equations);
-  if (needs_factorization()) factorize(equations.rho, equations.states);
+  if (needs_factorization()) factorize(equations.rho);
   const auto start = std::chrono::steady_clock::now();
   int used = gmres(rhs_, tolerance, solution_);
   if (used < 0 && !fresh_) {
     // A factorization from earlier steps may be too far off: once more with
     // a fresh one.
-    factorize(equations.rho, equations.states);
+    factorize(equations.rho);
     used = gmres(rhs_, tolerance, solution_);
   }
   const double seconds =

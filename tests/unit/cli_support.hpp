@@ -37,21 +37,27 @@ inline std::string quoted(const std::filesystem::path& p) {
   return q;
 }
 
-/// `bipo <arguments>` run from `folder` through the shell (BIPO_EXE, the
-/// program under test), its standard output and error kept in stdout.txt and
-/// stderr.txt of `io` (an existing folder).
-inline Outcome run_bipo(const std::filesystem::path& folder, const std::string& arguments,
-                        const std::filesystem::path& io) {
+/// `command` run by the shell from `folder`, its standard output and error
+/// kept in stdout.txt and stderr.txt of `io` (an existing folder).
+inline Outcome run_shell(const std::filesystem::path& folder, const std::string& command,
+                         const std::filesystem::path& io) {
   const std::filesystem::path out = io / "stdout.txt";
   const std::filesystem::path err = io / "stderr.txt";
-  const std::string command = "cd " + quoted(folder) + " && " + quoted(BIPO_EXE) + " " + arguments +
-                              " >" + quoted(out) + " 2>" + quoted(err);
-  const int status = std::system(command.c_str());
+  const std::string full =
+      "cd " + quoted(folder) + " && " + command + " >" + quoted(out) + " 2>" + quoted(err);
+  const int status = std::system(full.c_str());
   Outcome o;
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   o.out = slurp(out);
   o.err = slurp(err);
   return o;
+}
+
+/// `bipo <arguments>` run from `folder` (BIPO_EXE, the program under test);
+/// see run_shell.
+inline Outcome run_bipo(const std::filesystem::path& folder, const std::string& arguments,
+                        const std::filesystem::path& io) {
+  return run_shell(folder, quoted(BIPO_EXE) + " " + arguments, io);
 }
 
 /// `text` with the first occurrence of `from` replaced by `to` (a test

@@ -40,16 +40,7 @@ class Startup : public ::testing::Test {
 
   /// The standard output of `command` run by the shell, and its exit code.
   [[nodiscard]] Outcome shell(const std::string& command) const {
-    const fs::path out = dir_ / "stdout.txt";
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string full =
-        "cd " + quoted(dir_) + " && " + command + " >" + quoted(out) + " 2>" + quoted(err);
-    const int status = std::system(full.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
+    return run_shell(dir_, command, dir_);
   }
 
   fs::path dir_;
