@@ -24,6 +24,10 @@ packages=(
   libgtest-dev libbenchmark-dev
   # figures and scripts
   python3 python3-numpy python3-matplotlib
+  # reading results in Python (the VTU files' test reads them with meshio) and
+  # meshing Gmsh geometries (the command and its Python module: the docs'
+  # Example 2 and the tetrahedral cases)
+  python3-meshio gmsh python3-gmsh
   # formatting check (scripts/check_format.sh)
   clang-format
 )
