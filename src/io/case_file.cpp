@@ -794,13 +794,14 @@ FrictionParams friction(const Reader& r, const Field& f) {
            "expected either {mu, p} (isotropic) or {mu1, mu2, p1, p2} (orthotropic), got keys of "
            "both");
   }
-  // Measured coefficients are below about 2; 100 leaves room for a contact
-  // meant to stick. The law divides p by mu: a positive coefficient below
-  // 1e-6 (in effect frictionless, and 0 says so) would make that ratio huge.
+  // Measured coefficients are below about 2; up to 1e6 a contact meant to
+  // stick can say so (the contact solver is tested from 0 to 1e6). The law
+  // divides p by mu: a positive coefficient below 1e-6 (in effect
+  // frictionless, and 0 says so) would make that ratio huge.
   const auto coefficient = [&](const Field& x) {
-    const double v = number(r, x, {0.0, 100.0, "0 or a number in [1e-6, 100]"});
+    const double v = number(r, x, {0.0, 1e6, "0 or a number in [1e-6, 1e6]"});
     if (v != 0.0 && v < 1e-6)
-      r.fail(x, "expected 0 or a number in [1e-6, 100], got " + found(x.node));
+      r.fail(x, "expected 0 or a number in [1e-6, 1e6], got " + found(x.node));
     return v;
   };
   FrictionParams fp;

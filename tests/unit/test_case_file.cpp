@@ -339,9 +339,9 @@ TEST_F(CaseFile, BadFriction) {
   const std::string base = kHead + plane;
   const int line = line_of(base, "plane:") + 1;
   expect_error(base + "    friction: {mu: -0.1}\n", "contact[0].friction.mu", line,
-               "expected 0 or a number in [1e-6, 100], got -0.1");
+               "expected 0 or a number in [1e-6, 1e6], got -0.1");
   expect_error(base + "    friction: {mu1: .nan, mu2: 0.1}\n", "contact[0].friction.mu1", line,
-               "expected 0 or a number in [1e-6, 100], got .nan");
+               "expected 0 or a number in [1e-6, 1e6], got .nan");
   expect_error(base + "    friction: {mu1: 0.3, mu2: 0.1, p1: -1, p2: 0.1}\n",
                "contact[0].friction.p1", line, "got -1");
   expect_error(base + "    friction: {mu1: 0.3, mu2: 0.1, p1: 0, p2: 0.1}\n",
