@@ -7,6 +7,7 @@
 #   PREFIX/share/bipo/meshes/          ... and their meshes, side by side as in
 #                                      the source tree, so that a case's
 #                                      relative mesh path (../meshes/...) holds
+#   PREFIX/share/bipo/examples/        examples/, if the tree has one
 #   PREFIX/share/bipo/python/*.py      the Python helpers meant for users
 #   PREFIX/share/doc/bipo/             README.md and docs/ (with its figures)
 
@@ -24,8 +25,14 @@ set_target_properties(bipo PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS bipo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-install(DIRECTORY cases meshes DESTINATION ${BIPO_INSTALL_DATADIR}
-        FILES_MATCHING PATTERN "*.yaml" PATTERN "*.msh" PATTERN "*.geo" PATTERN "*.md")
+# The folders of example inputs, copied whole with the same relative layout
+# (an examples/ folder, if the tree has one, goes beside cases/ and meshes/).
+foreach(folder cases meshes examples)
+  if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/${folder})
+    install(DIRECTORY ${folder} DESTINATION ${BIPO_INSTALL_DATADIR}
+            FILES_MATCHING PATTERN "*.yaml" PATTERN "*.msh" PATTERN "*.geo" PATTERN "*.md")
+  endif()
+endforeach()
 
 # The user-facing Python helpers; a helper not (yet) in the tree is skipped.
 set(BIPO_USER_SCRIPTS punch_figures.py bipo_results.py)
