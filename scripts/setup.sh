@@ -30,6 +30,9 @@ packages=(
   python3-meshio gmsh python3-gmsh
   # formatting check (scripts/check_format.sh)
   clang-format
+  # the Debian package (scripts/package.sh): dpkg-shlibdeps computes its
+  # library dependencies
+  dpkg-dev
 )
 
 if [[ "${1:-}" == "--fuzz" ]]; then
