@@ -487,7 +487,7 @@ def figure_hysteresis(meshes, loops, out):
             if kind == "local":
                 total = sum(c["work"] for c in lp["per_cycle"])
                 ax.set_title(f"{case.name}, {SHORT[suffix]}: LOCAL, P's friction force; "
-                             f"P's dissipation {total:.3g} N mm", fontsize=8)
+                             f"P's dissipation over the history {total:.3g} N mm", fontsize=8)
                 ax.set_ylabel("-r_t . e_r of P [N]")
             else:
                 ax.set_title(f"{case.name}, {SHORT[suffix]}: GLOBAL, platen force "
