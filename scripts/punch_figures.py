@@ -180,8 +180,12 @@ class CaseResults:
         return face
 
     def platen_force(self):
-        """Vertical force of the platen on the whole punch, per step [N]."""
-        return -self.copies * self.history["reaction_top_z"]
+        """Vertical force of the platen (the boundary condition on the set
+        `top`) on the whole punch, per step [N]; without such a column, the
+        magnitude of the first boundary condition's reaction (P.csv)."""
+        if "reaction_top_z" in self.history:
+            return -self.copies * self.history["reaction_top_z"]
+        return self.copies * self.p["applied_force"]
 
 
 def p_node(case):
@@ -499,9 +503,11 @@ def figure_hysteresis(meshes, loops, out):
     path = out / "punch_hysteresis_ABC.png"
     fig.savefig(path, dpi=60)
     plt.close(fig)
-    return path, ("Force vs radial slip of P, whole history, A, B, C, each mesh in two rows: the local "
-                  "loop (P's friction force; the work over a cycle is P's dissipation) and the global "
-                  "one (platen force; its area is not P's dissipation).")
+    meshes_named = " and ".join(named(s, meshes) for s in MESHES if s in meshes)
+    return path, (f"Force vs radial slip of P, whole history, A, B, C, on the {meshes_named}, each "
+                  f"mesh in two rows: the local loop (P's friction force, radial part; the work of "
+                  f"the friction force over a cycle is P's dissipation) and the global one (platen "
+                  f"force; its area is not P's dissipation).")
 
 
 def write_index(results, entries):
