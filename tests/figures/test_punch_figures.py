@@ -39,7 +39,6 @@ Usage: test_punch_figures.py --bipo BIPO --work WORK
 
 import argparse
 import importlib.util
-import math
 import pathlib
 import re
 import shutil
