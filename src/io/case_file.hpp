@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 #include "model/case.hpp"
 
@@ -16,6 +17,12 @@ namespace bipo {
 /// docs/case-file.md keep memory and time bounded), and returns only names
 /// that pass is_safe_file_name (io/safe_name.hpp) and strings that are UTF-8
 /// without control characters other than tab and line breaks.
-[[nodiscard]] Case read_case(const std::filesystem::path& file);
+///
+/// `overrides` (from io/case_overrides.hpp's parse_override) are put into
+/// the file's YAML tree, in order, before it is read: their values are
+/// validated exactly like the file's, errors in them name the option and the
+/// key path, and the returned Case lists them.
+[[nodiscard]] Case read_case(const std::filesystem::path& file,
+                             std::vector<CaseOverride> overrides = {});
 
 }  // namespace bipo
