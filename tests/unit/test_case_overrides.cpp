@@ -182,9 +182,9 @@ TEST_F(CaseOverrides, AValueSharedThroughAnAnchorIsNotChangedThroughOneKey) {
                            "increments: 2}]}\n"
                            "  - {set: top, force_per_node: [0, 0, 0], program: *p}\n";
   for (const char* set : {"loads[0].program[0].to=2",
-                                 "loads[1].program=[{to: 2, "
-                                 "increments: 2}]",
-                                 "loads[1].program[0].increments=2"}) {
+                          "loads[1].program=[{to: 2, "
+                          "increments: 2}]",
+                          "loads[1].program[0].increments=2"}) {
     SCOPED_TRACE(set);
     const std::string message = error({set}, text);
     EXPECT_NE(message.find("through a YAML anchor or alias"), std::string::npos) << message;
