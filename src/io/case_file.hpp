@@ -1,5 +1,6 @@
 // Owns reading a YAML case file into the model's Case (model/case.hpp):
-// read_case() is the only place in bipo that knows YAML. Every key is
+// read_case() and the command-line values it puts into the tree
+// (io/case_overrides.hpp) are the only places in bipo that know YAML. Every key is
 // documented in docs/case-file.md.
 #pragma once
 

@@ -303,6 +303,46 @@ SweepValues parse_sweep(std::string_view argument) {
   return sweep;
 }
 
+namespace {
+
+/// Refuses (InputError starting with `prefix`) a step `s` that `current`,
+/// the node at `path`, cannot take.
+void check_step(const YAML::Node& current, const Step& s, const std::string& path,
+                const std::string& here, const std::string& prefix) {
+  if (s.is_index && !current.IsSequence())
+    throw InputError(prefix + here + ": expected a list at " + path + " to take an index, " +
+                     "the case file has " + kind(current));
+  if (s.is_index && s.index > current.size())
+    throw InputError(prefix + here + ": expected an index in [0, " +
+                     std::to_string(current.size()) + "] (" + path + " has " +
+                     std::to_string(current.size()) + (current.size() == 1 ? " item" : " items") +
+                     "; the index " + std::to_string(current.size()) + " appends one), got " +
+                     std::to_string(s.index));
+  if (!s.is_index && !current.IsMap())
+    throw InputError(prefix + here + ": expected a map at " + path + " to hold the key '" + s.key +
+                     "', the case file has " + kind(current));
+}
+
+/// The child of `current` at step `s` (undefined or null if absent).
+// Node handles are only ever copied or reset here: yaml-cpp's operator=
+// between handles would overwrite the node itself.
+YAML::Node child(const YAML::Node& current, const Step& s) {
+  if (s.is_index) return s.index < current.size() ? current[s.index] : YAML::Node();
+  return current[s.key];
+}
+
+/// Puts `node` at step `s` of `current` (replacing or appending).
+void put(YAML::Node& current, const Step& s, const YAML::Node& node) {
+  if (s.is_index && s.index == current.size())
+    current.push_back(node);
+  else if (s.is_index)
+    current[s.index] = node;
+  else
+    current[s.key] = node;
+}
+
+}  // namespace
+
 void apply_override(YAML::Node& root, CaseOverride& o, const std::vector<std::string>& shared,
                     const std::string& file) {
   const std::string prefix = file + ": " + o.named() + ": ";
@@ -322,41 +362,16 @@ void apply_override(YAML::Node& root, CaseOverride& o, const std::vector<std::st
     const Step& s = steps[i];
     const bool last = i + 1 == steps.size();
     const std::string here = after(path, s);
-    const YAML::Node fresh =
-        last ? value
-             : YAML::Node(steps[i + 1].is_index ? YAML::NodeType::Sequence : YAML::NodeType::Map);
-    const YAML::Node& const_current = current;
-    if (s.is_index && !current.IsSequence())
-      throw InputError(prefix + here + ": expected a list at " + path + " to take an index, " +
-                       "the case file has " + kind(current));
-    if (s.is_index && s.index > current.size())
-      throw InputError(prefix + here + ": expected an index in [0, " +
-                       std::to_string(current.size()) + "] (" + path + " has " +
-                       std::to_string(current.size()) + (current.size() == 1 ? " item" : " items") +
-                       "; the index " + std::to_string(current.size()) + " appends one), got " +
-                       std::to_string(s.index));
-    if (!s.is_index && !current.IsMap())
-      throw InputError(prefix + here + ": expected a map at " + path + " to hold the key '" +
-                       s.key + "', the case file has " + kind(current));
-    // Node handles are only ever copied or reset here: yaml-cpp's operator=
-    // between handles would overwrite the node itself.
-    const auto child = [&] {
-      if (s.is_index) return s.index < current.size() ? const_current[s.index] : YAML::Node();
-      return const_current[s.key];
-    };
-    const YAML::Node before = child();
+    check_step(current, s, path, here, prefix);
+    const YAML::Node before = child(current, s);
     const bool absent = !before.IsDefined() || before.IsNull();
-    if (last || absent) {
-      if (absent && o.scope.empty()) o.scope = here;
-      if (s.is_index && s.index == current.size())
-        current.push_back(fresh);
-      else if (s.is_index)
-        current[s.index] = fresh;
-      else
-        current[s.key] = fresh;
-    }
-    const YAML::Node existing = child();
-    current.reset(existing);
+    if (absent && o.scope.empty()) o.scope = here;  // the override adds what is here
+    if (last)
+      put(current, s, value);
+    else if (absent)
+      put(current, s,
+          YAML::Node(steps[i + 1].is_index ? YAML::NodeType::Sequence : YAML::NodeType::Map));
+    current.reset(child(current, s));
     path = here;
   }
   if (o.scope.empty()) o.scope = o.key;

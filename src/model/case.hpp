@@ -88,8 +88,9 @@ struct Probe {
 
 /// What is written and where.
 struct OutputSettings {
-  /// Absolute. An explicit path is resolved against the case file's folder; the
-  /// default is results/<case file stem> under the current working directory.
+  /// Absolute. A path in the file is resolved against the case file's folder,
+  /// one given on the command line (--set) against the working directory;
+  /// the default is results/<case file stem> under the working directory.
   std::filesystem::path directory;
   std::vector<std::string> fields{"displacement", "stress", "von_mises", "sets", "contact"};
   int every = 1;  ///< write VTK every N increments (the last one is always written)
