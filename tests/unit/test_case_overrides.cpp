@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -226,6 +227,33 @@ TEST_F(CaseOverrides, SweepValuesAreSplitAtTheCommasOutsideBracketsAndQuotes) {
   std::string many = "a=0";
   for (std::size_t i = 0; i < bipo::kMaxSweepValues; ++i) many += ",1";
   EXPECT_THROW((void)bipo::parse_sweep(many), bipo::InputError);
+}
+
+/// Arguments of random bytes among the ones that matter to key paths and
+/// YAML (brackets, quotes, anchors, tags, separators, a NUL, bytes above
+/// 0x7F): whatever they hold, parsing and reading throw nothing but
+/// InputError (the contract of read_case, io/case_file.hpp).
+TEST_F(CaseOverrides, RandomArgumentsGiveNothingButInputErrors) {
+  const std::string alphabet =
+      std::string("contact[0].friction.mu=-+0123456789 ,:{}[]'\"&*!|>#%@`?\\ee") +
+      std::string("\0\x7f\xc3\xa9\xff", 5);
+  std::mt19937 random(16);  // fixed: a failure can be replayed
+  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1), length(0, 40);
+  const fs::path file = write(kCase);
+  int accepted = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    // Half start with a valid key, so that the values reach the reader.
+    std::string argument = trial % 2 == 0 ? "contact[0].friction.mu=" : "";
+    for (std::size_t n = length(random); n > 0; --n) argument += alphabet[pick(random)];
+    try {
+      (void)bipo::read_case(file, {bipo::parse_override(argument, "--set")});
+      ++accepted;
+    } catch (const bipo::InputError&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not an InputError for '" << argument << "': " << e.what();
+    }
+  }
+  EXPECT_GT(accepted, 0) << "some values are valid coefficients";
 }
 
 }  // namespace
