@@ -8,8 +8,10 @@
 #include "app/allocator.hpp"
 #include "app/exit_status.hpp"
 #include "app/run.hpp"
+#include "app/sweep.hpp"
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
+#include "io/case_overrides.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"
 #include "version.hpp"
@@ -22,13 +24,24 @@ struct Arguments {
   std::string output_dir;
   bool quiet = false;
   std::string jobs = "1";
-  std::string case_file;          // check
-  bipo::CylinderParams cylinder;  // mesh cylinder
+  std::vector<std::string> sets;    // run, check: --set KEY=VALUE
+  std::vector<std::string> sweeps;  // run: --sweep KEY=V1,V2,...
+  std::string case_file;            // check
+  bipo::CylinderParams cylinder;    // mesh cylinder
   std::string sector = "full";
   std::string mesh_output;
   bool binary = false;
   double format = 4.1;
 };
+
+void add_set_option(CLI::App& command, Arguments& a) {
+  command
+      .add_option("--set", a.sets,
+                  "KEY=VALUE: a value in place of the case file's, e.g. "
+                  "contact[0].friction.mu=0.25 (repeatable; validated like the file; "
+                  "docs/case-file.md)")
+      ->allow_extra_args(false);
+}
 
 CLI::App* add_run_command(CLI::App& app, Arguments& a) {
   auto* run = app.add_subcommand(
@@ -37,7 +50,14 @@ CLI::App* add_run_command(CLI::App& app, Arguments& a) {
       "mesh, material, supports and contact nodes share one set-up (one factorization)");
   run->add_option("cases", a.case_files, "YAML case files (docs/case-file.md)")->required();
   run->add_option("-o,--output", a.output_dir,
-                  "Results folder (overrides output.directory; one case file only)");
+                  "Results folder (overrides output.directory; one case file only; relative to "
+                  "the working directory)");
+  add_set_option(*run, a);
+  run->add_option("--sweep", a.sweeps,
+                  "KEY=V1,V2,...: run the case once per value, with one shared set-up when the key "
+                  "leaves the body alone, each into <results folder>/NNN_<value>, with an "
+                  "index.csv (one case file)")
+      ->allow_extra_args(false);
   run->add_flag("-q,--quiet", a.quiet, "No progress lines");
   run->add_option("-j,--jobs", a.jobs,
                   "Cases run at once, on as many threads: a number, or auto for the processor "
@@ -80,11 +100,34 @@ CLI::App* add_mesh_cylinder_command(CLI::App& app, Arguments& a) {
   return cylinder;
 }
 
+/// The --set values, checked (InputError naming the argument otherwise).
+std::vector<bipo::CaseOverride> overrides_of(const Arguments& a) {
+  std::vector<bipo::CaseOverride> overrides;
+  for (const std::string& set : a.sets) overrides.push_back(bipo::parse_override(set, "--set"));
+  return overrides;
+}
+
 int run_command(const Arguments& a) {
   bipo::RunOptions options;
-  if (!a.output_dir.empty()) options.output_directory = std::filesystem::absolute(a.output_dir);
+  // Relative to the working directory, as every path of the command line.
+  if (!a.output_dir.empty())
+    options.output_directory = std::filesystem::absolute(a.output_dir).lexically_normal();
   options.quiet = a.quiet;
   options.jobs = bipo::parse_jobs(a.jobs);
+  const std::vector<bipo::CaseOverride> overrides = overrides_of(a);
+  if (!a.quiet && !overrides.empty()) {
+    std::cerr << "bipo: in place of the case file's values:";
+    for (const auto& o : overrides) std::cerr << " " << o.named();
+    std::cerr << "\n";
+  }
+  if (!a.sweeps.empty()) {
+    if (a.sweeps.size() > 1 || a.case_files.size() > 1)
+      throw bipo::InputError("--sweep: expected one --sweep and one case file, got " +
+                             std::to_string(a.sweeps.size()) + " and " +
+                             std::to_string(a.case_files.size()));
+    return bipo::run_sweep(a.case_files.front(), overrides, bipo::parse_sweep(a.sweeps.front()),
+                           options, std::cerr);
+  }
   // Every case file is read before anything runs: an error in any of them
   // stops the command before it writes results.
   std::vector<bipo::Case> cases;
@@ -93,7 +136,7 @@ int run_command(const Arguments& a) {
   int read_failure = 0;
   for (const auto& file : a.case_files) {
     try {
-      cases.push_back(bipo::read_case(file));
+      cases.push_back(bipo::read_case(file, overrides));
     } catch (...) {
       const bipo::ErrorReport report = bipo::report_error(std::current_exception());
       std::cerr << report.line << "\n";
@@ -126,6 +169,7 @@ int main(int argc, char** argv) {
   const CLI::App* run = add_run_command(app, arguments);
   auto* check = app.add_subcommand("check", "Validate a case file and its mesh without solving");
   check->add_option("case", arguments.case_file, "YAML case file")->required();
+  add_set_option(*check, arguments);
   const CLI::App* mesh_cylinder = add_mesh_cylinder_command(app, arguments);
 
   try {
@@ -139,7 +183,8 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return run_command(arguments);
-    if (*check) bipo::check_case(bipo::read_case(arguments.case_file), std::cout);
+    if (*check)
+      bipo::check_case(bipo::read_case(arguments.case_file, overrides_of(arguments)), std::cout);
     if (*mesh_cylinder) return mesh_cylinder_command(arguments);
   } catch (...) {
     const bipo::ErrorReport report = bipo::report_error(std::current_exception());

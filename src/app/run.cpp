@@ -49,6 +49,14 @@ std::string progress_line(const StepResult& step, int n_total) {
   return line.str();
 }
 
+/// `name` (the case file's), followed by the swept value of a sweep's case:
+/// the cases of a sweep share one file.
+std::string case_label(const Case& c, std::string name) {
+  for (const CaseOverride& o : c.overrides)
+    if (o.option == "--sweep") name.append(" [").append(o.text()).append("]");
+  return name;
+}
+
 /// Where the progress and error lines of one case go. Cases may run at once
 /// (RunOptions::jobs): each line is written whole under one lock, prefixed
 /// with its case file's name when several cases run at once.
@@ -192,7 +200,7 @@ std::shared_ptr<Analysis> set_up_case(const Case& c, const Mesh& mesh, SharedSet
 std::string header_line(const Case& c, const Mesh& mesh, const Analysis& analysis,
                         const fs::path& directory) {
   std::ostringstream header;
-  header << "bipo " << version_string << ": " << c.source.filename().string() << ": "
+  header << "bipo " << version_string << ": " << case_label(c, c.source.filename().string()) << ": "
          << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
          << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
          << " unknowns; ";
@@ -375,9 +383,11 @@ class CaseRun {
   /// none is left (on each thread of the group).
   void take_cases(MeshGroup& group) {
     for (std::size_t i = group.next++; i < group.end; i = group.next++) {
-      const std::string prefix = cases_.size() > 1 ? cases_[i].source.string() + ": " : "";
-      CaseLog case_log(log_, log_mutex_,
-                       jobs_ > 1 ? cases_[i].source.filename().string() + ": " : "");
+      const std::string prefix =
+          cases_.size() > 1 ? case_label(cases_[i], cases_[i].source.string()) + ": " : "";
+      CaseLog case_log(
+          log_, log_mutex_,
+          jobs_ > 1 ? case_label(cases_[i], cases_[i].source.filename().string()) + ": " : "");
       status_[i] = run_one_case(cases_[i], group.mesh ? &*group.mesh : nullptr, group.mesh_error,
                                 group.shared, blas_threads_, options_, case_log, prefix);
     }

@@ -1,6 +1,8 @@
-// Reads a YAML case file into a bipo::Case. The only place that knows YAML.
-// Every error is an InputError "<file>:<line>: <key.path>: <expected, found>";
-// every key is documented in docs/case-file.md.
+// Reads a YAML case file into a bipo::Case. With io/case_overrides.cpp (the
+// command line's values put into the tree), the only place that knows YAML.
+// Every error is an InputError "<file>:<line>: <key.path>: <expected, found>"
+// ("<file>: --set <key>=<value>: <key.path>: ..." for what a command-line
+// value put there); every key is documented in docs/case-file.md.
 #include "io/case_file.hpp"
 
 #include <yaml-cpp/eventhandler.h>
@@ -28,6 +30,7 @@
 #include "core/errors.hpp"
 #include "core/file_errors.hpp"
 #include "core/text_encoding.hpp"
+#include "io/case_overrides.hpp"
 #include "io/safe_name.hpp"
 #include "mesh/msh_reader.hpp"
 #include "model/cylinder.hpp"
@@ -62,8 +65,20 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
+  /// What the command line put into the tree: an error at or inside one of
+  /// them names it rather than a line of the file; an error at an enclosing
+  /// key says it came after them.
+  void set_overrides(std::vector<CaseOverride> overrides) { overrides_ = std::move(overrides); }
+
   [[noreturn]] void fail(const std::string& path, int line, const std::string& what) const {
-    throw InputError(file_ + ":" + std::to_string(line) + ": " + path + ": " + what);
+    std::string after;
+    for (auto o = overrides_.rbegin(); o != overrides_.rend(); ++o) {
+      if (is_within_key(path, o->scope))
+        throw InputError(file_ + ": " + o->named() + ": " + path + ": " + what);
+      if (is_within_key(o->scope, path)) after += (after.empty() ? " (after " : ", ") + o->named();
+    }
+    if (!after.empty()) after += ")";
+    throw InputError(file_ + ":" + std::to_string(line) + ": " + path + ": " + what + after);
   }
   [[noreturn]] void fail(const Field& f, const std::string& what) const {
     fail(f.path, f.line, what);
@@ -97,6 +112,7 @@ class Reader {
 
  private:
   std::string file_;
+  std::vector<CaseOverride> overrides_;
   mutable long long segments_ = 0;
   mutable std::map<std::string, int> key_lines_;
 };
@@ -207,25 +223,31 @@ class EventScan : public YAML::EventHandler {
   EventScan(const Reader& r, long long& values, int watched_line = -1)
       : r_(r), values_(values), watched_line_(watched_line) {}
 
+  /// The key paths of the anchored values and of the aliases: values that
+  /// several keys share (see apply_override).
+  [[nodiscard]] const std::vector<std::string>& shared_paths() const { return shared_; }
+
   [[nodiscard]] const std::optional<YAML::Mark>& start() const { return start_; }
   [[nodiscard]] const std::optional<std::string>& watched_path() const { return watched_path_; }
 
   void OnDocumentStart(const YAML::Mark& mark) override { start_ = mark; }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { (void)value(mark, nullptr); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { (void)value(mark, nullptr); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                const std::string& text) override {
-    (void)value(mark, &text);
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    shared(anchor, value(mark, nullptr));
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { shared(1, value(mark, nullptr)); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& text) override {
+    shared(anchor, value(mark, &text));
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    open(mark, false);
+    open(mark, false, anchor);
   }
   void OnSequenceEnd() override { frames_.pop_back(); }
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
-    open(mark, true);
+    open(mark, true, anchor);
   }
   void OnMapEnd() override { frames_.pop_back(); }
 
@@ -263,8 +285,13 @@ class EventScan : public YAML::EventHandler {
     return path;
   }
 
-  void open(const YAML::Mark& mark, bool map) {
+  void shared(YAML::anchor_t anchor, const std::string& path) {
+    if (anchor != YAML::NullAnchor) shared_.push_back(path);
+  }
+
+  void open(const YAML::Mark& mark, bool map, YAML::anchor_t anchor) {
     std::string path = value(mark, nullptr);
+    shared(anchor, path);
     if (frames_.size() >= kMaxNesting) {
       // The path of the innermost value is as long as the nesting is deep.
       if (path.size() > 60) path = path.substr(0, path.find_last_of("[.", 60)) + "...";
@@ -281,6 +308,7 @@ class EventScan : public YAML::EventHandler {
   std::optional<YAML::Mark> start_;
   std::optional<std::string> watched_path_;
   std::vector<Frame> frames_;
+  std::vector<std::string> shared_;
 };
 
 /// The character at a parser mark (whose line and column count bytes), for
@@ -305,7 +333,9 @@ std::string character_at(const std::string& content, const YAML::Mark& mark) {
 /// document there again and again and never ends (the file `,` makes it grow
 /// without bound). Here the parser is asked for at most three documents, and
 /// a document that starts where the previous one started is that stray token.
-YAML::Node parse_document(const Reader& r, const std::string& content) {
+/// `shared` receives the key paths of its anchors and aliases.
+YAML::Node parse_document(const Reader& r, const std::string& content,
+                          std::vector<std::string>& shared) {
   long long values = 0;
   std::istringstream in(content);
   YAML::Parser parser(in);
@@ -338,6 +368,7 @@ YAML::Node parse_document(const Reader& r, const std::string& content) {
            "expected a single YAML document, got a second one starting on line " +
                std::to_string(second->line + 1));
   }
+  shared = first.shared_paths();
   // The checked document again, now built (yaml-cpp's builder, unlike the
   // scan, records each value's position).
   try {
@@ -1072,16 +1103,21 @@ std::vector<Probe> probes(const Reader& r, const Field& x,
 
 }  // namespace
 
-Case read_case(const std::filesystem::path& file) {
-  const Reader r(file.string());
+Case read_case(const std::filesystem::path& file, std::vector<CaseOverride> overrides) {
+  Reader r(file.string());
   const std::string content = slurp(file);
   check_encoding(r, content);
-  const YAML::Node document = parse_document(r, content);
+  std::vector<std::string> shared;
+  YAML::Node document = parse_document(r, content, shared);
 
   const Field root{document, "", line_of(document, 1)};
   if (!root.node.IsMap()) {
     r.fail("(top level)", root.line, "expected a map of case keys, got " + found(root.node));
   }
+  // The command line's values go into the tree, which is then read exactly
+  // like a file that held them.
+  for (CaseOverride& o : overrides) apply_override(document, o, shared, r.file());
+  r.set_overrides(overrides);
   const Map m(r, root,
               {"title", "mesh", "material", "load_program", "boundary_conditions", "loads",
                "contact", "probes", "solver", "output"});
@@ -1112,6 +1148,7 @@ Case read_case(const std::filesystem::path& file) {
   if (const auto x = m.get("solver")) c.solver = solver(r, *x);
   c.output = output(r, m.get("output"), folder, abs.stem());
   c.key_lines = r.key_lines();
+  c.overrides = std::move(overrides);
   return c;
 }
 

@@ -1,9 +1,11 @@
 // Owns reading a YAML case file into the model's Case (model/case.hpp):
-// read_case() is the only place in bipo that knows YAML. Every key is
+// read_case() and the command-line values it puts into the tree
+// (io/case_overrides.hpp) are the only places in bipo that know YAML. Every key is
 // documented in docs/case-file.md.
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 #include "model/case.hpp"
 
@@ -16,6 +18,12 @@ namespace bipo {
 /// docs/case-file.md keep memory and time bounded), and returns only names
 /// that pass is_safe_file_name (io/safe_name.hpp) and strings that are UTF-8
 /// without control characters other than tab and line breaks.
-[[nodiscard]] Case read_case(const std::filesystem::path& file);
+///
+/// `overrides` (from io/case_overrides.hpp's parse_override) are put into
+/// the file's YAML tree, in order, before it is read: their values are
+/// validated exactly like the file's, errors in them name the option and the
+/// key path, and the returned Case lists them.
+[[nodiscard]] Case read_case(const std::filesystem::path& file,
+                             std::vector<CaseOverride> overrides = {});
 
 }  // namespace bipo

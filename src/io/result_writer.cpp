@@ -421,6 +421,9 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   j["bipo_version"] = version_string;
   j["case"] = c.source.string();
   j["title"] = c.title;
+  // The command-line values applied over the case file (--set, --sweep).
+  j["overrides"] = nlohmann::json::array();
+  for (const CaseOverride& o : c.overrides) j["overrides"].push_back(o.text());
   j["status"] = status;
   if (!message.empty()) j["message"] = message;
   j["mesh"] = {{"nodes", run_.mesh.n_nodes()},

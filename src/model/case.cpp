@@ -2,10 +2,31 @@
 
 namespace bipo {
 
+std::string CaseOverride::named() const {
+  constexpr std::size_t kLongest = 80;
+  std::string out = option;
+  out.append(" ").append(key).append("=");
+  if (value.size() <= kLongest) return out.append(value);
+  // Cut at a character boundary (the value is UTF-8, checked when read).
+  std::size_t end = kLongest;
+  while (end > 0 && (static_cast<unsigned char>(value[end]) & 0xc0u) == 0x80u) --end;
+  return out.append(value, 0, end).append("...");
+}
+
+bool is_within_key(const std::string& key, const std::string& scope) {
+  return key.compare(0, scope.size(), scope) == 0 &&
+         (key.size() == scope.size() || key[scope.size()] == '.' || key[scope.size()] == '[');
+}
+
 std::string located(const Case& c, const std::string& key) {
   // append() rather than operator+ chains: GCC 12 reports a false -Wrestrict
   // on those in this translation unit.
   std::string out = c.source.string();
+  // The last value given for a key is the one in effect.
+  for (auto o = c.overrides.rbegin(); o != c.overrides.rend(); ++o) {
+    if (is_within_key(key, o->scope))
+      return out.append(": ").append(o->named()).append(": ").append(key).append(": ");
+  }
   if (const auto it = c.key_lines.find(key); it != c.key_lines.end())
     out.append(":").append(std::to_string(it->second));
   return out.append(": ").append(key).append(": ");

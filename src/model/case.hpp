@@ -88,13 +88,34 @@ struct Probe {
 
 /// What is written and where.
 struct OutputSettings {
-  /// Absolute. An explicit path is resolved against the case file's folder; the
-  /// default is results/<case file stem> under the current working directory.
+  /// Absolute. A path in the file is resolved against the case file's folder,
+  /// one given on the command line (--set) against the working directory;
+  /// the default is results/<case file stem> under the working directory.
   std::filesystem::path directory;
   std::vector<std::string> fields{"displacement", "stress", "von_mises", "sets", "contact"};
   int every = 1;  ///< write VTK every N increments (the last one is always written)
   bool vtk = true;
 };
+
+/// A value given on the command line in place of the case file's (`bipo
+/// run --set KEY=VALUE`, or one value of `--sweep`; docs/case-file.md, "The
+/// command line"): put into the case's YAML tree and validated with it.
+struct CaseOverride {
+  std::string option;  ///< "--set" or "--sweep", for messages
+  std::string key;     ///< key path, e.g. "contact[0].friction.mu1"
+  std::string value;   ///< as given: a YAML scalar or flow collection
+  /// The key path of what it put into the case: `key`, or the map or list
+  /// item it had to add on the way (set when applied). An error at or
+  /// inside it names the option rather than a line of the file.
+  std::string scope;
+  [[nodiscard]] std::string text() const { return key + "=" + value; }
+  /// "<option> <key>=<value>" for messages, a long value cut short ("...").
+  [[nodiscard]] std::string named() const;
+};
+
+/// Whether key path `key` is `scope` or inside it ("contact[0].set" is
+/// inside "contact[0]" and "contact", not inside "cont").
+[[nodiscard]] bool is_within_key(const std::string& key, const std::string& scope);
 
 /// A whole analysis.
 struct Case {
@@ -117,12 +138,16 @@ struct Case {
   /// "contact[0].set"), so that those checks name the line although they run
   /// long after reading. Empty for a Case built in code.
   std::map<std::string, int> key_lines;
+  /// The command-line values applied over the file, in order (summary.json
+  /// lists them).
+  std::vector<CaseOverride> overrides;
 };
 
 /// "<case file>:<line>: <key>: " (without the line when `key` is not in
-/// c.key_lines): the start of a message about a value found wrong after
-/// reading, e.g. a node set that the mesh does not have. `key` is a key path
-/// as the reader writes it ("boundary_conditions[2].set").
+/// c.key_lines; "<case file>: --set <key=value>: <key>: " when `key` is
+/// within what a command-line value put there): the start of a message about a value found wrong
+/// after reading, e.g. a node set that the mesh does not have. `key` is a key path as the reader
+/// writes it ("boundary_conditions[2].set").
 [[nodiscard]] std::string located(const Case& c, const std::string& key);
 
 }  // namespace bipo

@@ -395,6 +395,143 @@ TEST_F(Cli, ABadCaseAmongSeveralStopsBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(dir_ / "results")) << "a case ran although another one is invalid";
 }
 
+/// `--set` gives the results of the case file edited to hold the value,
+/// lists the value in summary.json and echoes it at start.
+TEST_F(Cli, SetGivesTheResultsOfTheEditedFile) {
+  const fs::path c = write("good.yaml", small_case);
+  const fs::path edited = write("edited.yaml", replaced(small_case, "mu: 0.3", "mu: 0.1"));
+  const Outcome set = bipo("run " + quoted(c) + " --set contact[0].friction.mu=0.1 --set " +
+                           "solver.max_cuts=5 --set output.directory=by_set");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_NE(set.err.find("--set contact[0].friction.mu=0.1 --set solver.max_cuts=5"),
+            std::string::npos)
+      << set.err;
+  // The absolute results folder, relative to the working directory.
+  EXPECT_NE(set.err.find("results in " + (dir_ / "by_set").string() + "\n"), std::string::npos)
+      << set.err;
+  const Outcome file = bipo("run --quiet " + quoted(edited) + " -o by_file");
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(history_without_times(dir_ / "by_set" / "history.csv"),
+            history_without_times(dir_ / "by_file" / "history.csv"));
+  const auto j = nlohmann::json::parse(slurp(dir_ / "by_set" / "summary.json"));
+  EXPECT_EQ(j.at("overrides"),
+            nlohmann::json::array(
+                {"contact[0].friction.mu=0.1", "solver.max_cuts=5", "output.directory=by_set"}));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "by_file" / "summary.json")).at("overrides"),
+            nlohmann::json::array());
+  // bipo check takes --set too.
+  const Outcome check = bipo("check " + quoted(c) + " --set mesh.cylinder.core=4");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("41 contact nodes"), std::string::npos) << check.out;
+}
+
+/// Each bad --set: exit 2, a message naming the argument, the key path and
+/// what was expected, and nothing written.
+TEST_F(Cli, BadSetValuesAreInputErrorsAndWriteNothing) {
+  const fs::path c = write("good.yaml", small_case);
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"contact[0].friction.muu=0.3", "unknown key 'muu'"},
+      {"contact[1].friction.mu=0.3", "contact[1].set: missing required key"},
+      {"contact[5].friction.mu=0.3", "expected an index in [0, 1]"},
+      {"material.young=stiff", "expected a number"},
+      {"contact[0].friction.mu=200", "expected 0 or a number in [1e-6, 100], got 200"},
+      {"contact[0].set=nope", "contact[0].set: unknown node set 'nope'"},
+      {"title=!!str x", "YAML tag"},
+      {"contact[0]friction=1", "expected a key path"},
+  };
+  for (const auto& [set, piece] : bad) {
+    SCOPED_TRACE(set);
+    const Outcome o = bipo("run " + quoted(c) + " -o out --set '" + set + "'");
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_NE(o.err.find("--set " + set), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(piece), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out" / "summary.json")) << o.err;
+  }
+}
+
+/// docs/case-file.md, "Relative paths": relative to where the path is
+/// written (the case file's folder in the file, the working directory on
+/// the command line); the default results/<case name> in the working
+/// directory. The header line names the absolute folder.
+TEST_F(Cli, RelativeOutputPathsFollowOneRule) {
+  fs::create_directories(dir_ / "cases");
+  fs::create_directories(dir_ / "work");
+  const fs::path in_file = dir_ / "cases" / "in_file.yaml";
+  std::ofstream(in_file) << small_case + "output: {directory: ../by_file}\n";
+  const fs::path no_key = dir_ / "cases" / "no_key.yaml";
+  std::ofstream(no_key) << small_case;
+  const fs::path work = dir_ / "work";
+  const std::vector<std::pair<std::string, fs::path>> runs{
+      {quoted(in_file), dir_ / "by_file"},
+      {quoted(in_file) + " --set output.directory=by_set", work / "by_set"},
+      {quoted(in_file) + " --output ../by_option", dir_ / "by_option"},
+      {quoted(no_key), work / "results" / "no_key"},
+  };
+  for (const auto& [arguments, folder] : runs) {
+    SCOPED_TRACE(arguments);
+    const Outcome o = run_bipo(work, "run " + arguments, dir_);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_TRUE(fs::exists(folder / "summary.json")) << folder;
+    EXPECT_NE(o.err.find("; results in " + folder.string() + "\n"), std::string::npos) << o.err;
+  }
+}
+
+/// --sweep: one folder per value, one set-up for a friction law, an index
+/// of the headline numbers that each folder holds, and the results of each
+/// value as a run with --set.
+TEST_F(Cli, SweepRunsEachValueWithOneSetUpAndIndexesThem) {
+  const fs::path c = write("good.yaml", small_case);
+  const Outcome o =
+      bipo("run " + quoted(c) + " --quiet -o study --sweep contact[0].friction.mu=0,0.1,0.3");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const Outcome alone =
+      bipo("run --quiet " + quoted(c) + " -o alone --set contact[0].friction.mu=0.1");
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(history_without_times(dir_ / "study" / "001_0.1" / "history.csv"),
+            history_without_times(dir_ / "alone" / "history.csv"));
+  std::ifstream index(dir_ / "study" / "index.csv");
+  std::string line;
+  std::getline(index, line);
+  EXPECT_EQ(line.rfind("key,value,folder,status,setup_shared,steps_converged,normal_force_end,"
+                       "dissipation_total,dissipation_cycle_0",
+                       0),
+            0u)
+      << line;
+  const std::vector<std::string> values{"0", "0.1", "0.3"};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    ASSERT_TRUE(std::getline(index, line));
+    const std::string folder = "00" + std::to_string(i) + "_" + values[i];
+    const auto j = nlohmann::json::parse(slurp(dir_ / "study" / folder / "summary.json"));
+    EXPECT_EQ(j.at("overrides"), nlohmann::json::array({"contact[0].friction.mu=" + values[i]}));
+    EXPECT_EQ(j.at("setup_shared"), i > 0) << folder;
+    // The last normal force of the folder's history, as written there.
+    std::ifstream history(dir_ / "study" / folder / "history.csv");
+    std::string header, row, last;
+    std::getline(history, header);
+    while (std::getline(history, row)) last = row;
+    std::size_t column = 0;
+    for (std::size_t at = 0; at < header.find("normal_force,"); ++at) column += header[at] == ',';
+    std::stringstream fields(last);
+    std::string normal_force;
+    for (std::size_t k = 0; k <= column; ++k) std::getline(fields, normal_force, ',');
+    EXPECT_EQ(line.rfind("contact[0].friction.mu," + values[i] + "," + folder + ",completed," +
+                             (i > 0 ? "true" : "false") + ",2," + normal_force + ",",
+                         0),
+              0u)
+        << line;
+  }
+  // The sweep's errors: nothing runs.
+  for (const auto& [arguments, piece] : std::vector<std::pair<std::string, std::string>>{
+           {"--sweep contact[0].friction.mu=0.1,500", "--sweep contact[0].friction.mu=500"},
+           {"--sweep output.every=1,2", "not of output"},
+           {"--sweep contact[0].friction.mu=0.1 --sweep material.young=1", "one --sweep"}}) {
+    const Outcome bad = bipo("run " + quoted(c) + " -o bad_study " + arguments);
+    EXPECT_EQ(bad.exit_code, 2) << arguments << ": " << bad.err;
+    EXPECT_NE(bad.err.find(piece), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(dir_ / "bad_study")) << arguments;
+  }
+}
+
 TEST_F(Cli, MissingCaseFileIsAnInputError) {
   const Outcome o = bipo("check does_not_exist.yaml");
   EXPECT_EQ(o.exit_code, 2) << o.err;
