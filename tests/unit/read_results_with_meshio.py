@@ -62,9 +62,12 @@ def close(a, b, what, rel=1e-12):
     check(math.isclose(a, b, rel_tol=rel, abs_tol=1e-300), f"{what}: {a} != {b}")
 
 
-def check_field_data(mesh, index_row, what):
+def check_field_data(mesh, index_row, map_number, what):
     fd = {k: v.ravel() for k, v in mesh.field_data.items()}
-    expected = {"TimeValue": float(index_row["position"]),
+    # Every segment end has a map, in order: the k-th map ends segment k,
+    # and a segment ends on a whole increment.
+    expected = {"segment": map_number, "increment": round(float(index_row["position"])),
+                "TimeValue": float(index_row["position"]),
                 "position": float(index_row["position"]),
                 "load_factor": float(index_row["load_factor"]),
                 "cycle": int(index_row["cycle"]), "step": int(index_row["step"]),
@@ -143,13 +146,13 @@ def main(folder):
     index = rows(folder / "maps" / "index.csv")
     history = {int(r["step"]): r for r in rows(folder / "history.csv")}
     check(len(index) > 0, "maps/index.csv lists no map")
-    for row in index:
+    for map_number, row in enumerate(index, start=1):
         step = int(row["step"])
         m = rows(folder / "maps" / row["file"])
         for kind in ("contact", "bipo"):
             vtu = folder / "vtk" / f"{kind}_{step:06d}.vtu"
             mesh = meshio.read(vtu)
-            check_field_data(mesh, row, vtu.name)
+            check_field_data(mesh, row, map_number, vtu.name)
             if kind == "contact":
                 check_contact_face(mesh, m, history[step], vtu.name)
             else:
