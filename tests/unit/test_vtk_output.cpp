@@ -1,4 +1,5 @@
-// Output writers: .vtu written and read back exactly, Gmsh/VTK hexahedron
+// Output writers: .vtu written and read back exactly (every compressor,
+// integer fields as integers, step data as field data), Gmsh/VTK hexahedron
 // ordering, .pvd collection, atomic text files and CSV histories.
 #include <gtest/gtest.h>
 #include <vtkCellArray.h>
