@@ -972,7 +972,7 @@ OutputSettings output(const Reader& r, const std::optional<Field>& f,
   OutputSettings o;
   o.directory = (std::filesystem::current_path() / "results" / stem).lexically_normal();
   if (!f) return o;
-  const Map m(r, *f, {"directory", "fields", "every", "vtk"});
+  const Map m(r, *f, {"directory", "fields", "every", "vtk", "vtu_compression"});
   if (const auto x = m.get("directory")) {
     const std::filesystem::path p = text(r, *x, "a directory path", false);
     o.directory = (p.is_absolute() ? p : folder / p).lexically_normal();
@@ -994,6 +994,19 @@ OutputSettings output(const Reader& r, const std::optional<Field>& f,
   if (const auto x = m.get("every"))
     o.every = small_integer(r, *x, 1, static_cast<int>(kMaxIncrements));
   if (const auto x = m.get("vtk")) o.vtk = boolean(r, *x);
+  if (const auto x = m.get("vtu_compression")) {
+    const std::string kind = text(r, *x, "zlib, lz4, lzma or none", false);
+    if (kind == "zlib")
+      o.vtu_compression = VtuCompressionChoice::zlib;
+    else if (kind == "lz4")
+      o.vtu_compression = VtuCompressionChoice::lz4;
+    else if (kind == "lzma")
+      o.vtu_compression = VtuCompressionChoice::lzma;
+    else if (kind == "none")
+      o.vtu_compression = VtuCompressionChoice::none;
+    else
+      r.fail(*x, "expected zlib, lz4, lzma or none, got " + shown(kind));
+  }
   return o;
 }
 

@@ -9,6 +9,16 @@
 
 namespace bipo {
 
+namespace {
+
+/// A nodal force per tributary area A (a pressure or traction), 0 for a
+/// node without contact faces (A = 0).
+double per_area(double force, double area) {
+  return area > 0.0 ? force / area : 0.0;
+}
+
+}  // namespace
+
 ContactSurface contact_surface(const RunDescription& run) {
   const Mesh& mesh = run.mesh;
   ContactSurface s;
@@ -88,16 +98,34 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
   std::string out =
       "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
       "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
-      "dissipation_cycle,dissipation_accumulated,area\n";
+      "dissipation_cycle,dissipation_accumulated,area,pressure,traction_t1,traction_t2\n";
   for (std::size_t i = 0; i < states.size(); ++i) {
     const ContactNodeState& s = states[i];
     const Eigen::Vector3d& x = run.mesh.nodes[nodes[i]];
     const Eigen::Vector3d& a = snapshot.accumulated_slip[i];
+    const double area = surface.area[i];
     out += std::to_string(nodes[i]);
-    for (const double value :
-         {x.x(), x.y(), x.z(), static_cast<double>(s.state), s.f, s.r(0), s.r(1), s.r(2), s.gap,
-          s.slip.x(), s.slip.y(), a.x(), a.y(), a.z(), snapshot.accumulated_slip_length[i],
-          cycle_dissipation[i], snapshot.accumulated_dissipation[i], surface.area[i]}) {
+    for (const double value : {x.x(),
+                               x.y(),
+                               x.z(),
+                               static_cast<double>(s.state),
+                               s.f,
+                               s.r(0),
+                               s.r(1),
+                               s.r(2),
+                               s.gap,
+                               s.slip.x(),
+                               s.slip.y(),
+                               a.x(),
+                               a.y(),
+                               a.z(),
+                               snapshot.accumulated_slip_length[i],
+                               cycle_dissipation[i],
+                               snapshot.accumulated_dissipation[i],
+                               area,
+                               per_area(s.r(0), area),
+                               per_area(s.r(1), area),
+                               per_area(s.r(2), area)}) {
       out += ',';
       append_number(out, value);
     }
@@ -107,19 +135,23 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
 }
 
 std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
+                                             const ContactSurface& surface,
                                              const std::vector<double>& cycle_dissipation) {
   const auto& states = snapshot.contact_states;
   const std::size_t m = states.size();
   PointField rn{"contact_rn", 1, {}}, rt{"contact_rt", 3, {}}, f{"contact_f", 1, {}},
-      state{"contact_state", 1, {}}, gap{"contact_gap", 1, {}}, slip{"slip_increment", 3, {}},
-      acc{"accumulated_slip", 3, {}}, acc_len{"accumulated_slip_length", 1, {}},
-      diss{"dissipation_increment", 1, {}}, diss_acc{"dissipation_accumulated", 1, {}},
-      diss_cycle{"dissipation_cycle", 1, {}}, cert{"law_certificate_G", 1, {}};
+      state{"contact_state", 1, {}, ValueType::int32}, gap{"contact_gap", 1, {}},
+      slip{"slip_increment", 3, {}}, acc{"accumulated_slip", 3, {}},
+      acc_len{"accumulated_slip_length", 1, {}}, diss{"dissipation_increment", 1, {}},
+      diss_acc{"dissipation_accumulated", 1, {}}, diss_cycle{"dissipation_cycle", 1, {}},
+      cert{"law_certificate_G", 1, {}}, area{"contact_area", 1, {}},
+      pressure{"contact_pressure", 1, {}}, traction{"contact_traction_t", 3, {}};
   for (std::size_t i = 0; i < m; ++i) {
     const ContactNodeState& s = states[i];
     const Eigen::Vector3d& r_t = snapshot.friction_force[i];
     const Eigen::Vector3d& du = snapshot.slip_increment[i];
     const Eigen::Vector3d& a = snapshot.accumulated_slip[i];
+    const double a_i = surface.area[i];
     rn.values.push_back(s.r(0));
     rt.values.insert(rt.values.end(), {r_t.x(), r_t.y(), r_t.z()});
     f.values.push_back(s.f);
@@ -132,8 +164,26 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
     diss_acc.values.push_back(snapshot.accumulated_dissipation[i]);
     diss_cycle.values.push_back(cycle_dissipation[i]);
     cert.values.push_back(s.certificate);
+    area.values.push_back(a_i);
+    pressure.values.push_back(per_area(s.r(0), a_i));
+    traction.values.insert(traction.values.end(), {per_area(r_t.x(), a_i), per_area(r_t.y(), a_i),
+                                                   per_area(r_t.z(), a_i)});
   }
-  return {rn, rt, f, state, gap, slip, acc, acc_len, diss, diss_acc, diss_cycle, cert};
+  return {rn,   rt,       f,          state, gap,  slip,     acc,     acc_len,
+          diss, diss_acc, diss_cycle, cert,  area, pressure, traction};
+}
+
+CellField contact_face_states(const StepSnapshot& snapshot, const ContactSurface& surface) {
+  CellField face_state{"contact_state_face", 1, {}, ValueType::int32};
+  face_state.values.reserve(surface.quads.size());
+  const auto& states = snapshot.contact_states;
+  for (const auto& q : surface.quads) {
+    const ContactState first = states[q[0]].state;
+    bool same = true;
+    for (int a = 1; a < 4; ++a) same = same && states[q[a]].state == first;
+    face_state.values.push_back(same ? static_cast<double>(first) : kMixedFaceState);
+  }
+  return face_state;
 }
 
 }  // namespace bipo

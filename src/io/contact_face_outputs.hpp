@@ -56,8 +56,22 @@ struct CycleRecord {
                                           const ContactSurface& surface,
                                           const std::vector<double>& cycle_dissipation);
 
-/// Contact fields on the contact nodes (docs/outputs.md).
+/// Contact fields on the contact nodes (docs/outputs.md), among them the
+/// contact pressure r_n / A and tangential traction r_t / A, with A the
+/// node's tributary area (0 where A = 0).
 [[nodiscard]] std::vector<PointField> contact_point_fields(
-    const StepSnapshot& snapshot, const std::vector<double>& cycle_dissipation);
+    const StepSnapshot& snapshot, const ContactSurface& surface,
+    const std::vector<double>& cycle_dissipation);
+
+/// contact_state_face's value on a face whose four nodes are not all in
+/// one state: it straddles a boundary between open, stick and slip.
+inline constexpr double kMixedFaceState = 3.0;
+
+/// The state of each contact face (surface.quads' order), as an integer
+/// cell field: the state of its four nodes when they agree, else
+/// kMixedFaceState. States are nodal; a cell field is what ParaView colours
+/// without interpolating between nodes (docs/outputs.md).
+[[nodiscard]] CellField contact_face_states(const StepSnapshot& snapshot,
+                                            const ContactSurface& surface);
 
 }  // namespace bipo

@@ -118,10 +118,50 @@ void body_fields(const RunDescription& run, const StepSnapshot& snapshot,
   }
   if (wants(output, "sets"))
     for (const auto& [name, nodes] : mesh.node_sets) {
-      PointField flag{"set_" + name, 1, std::vector<double>(n, 0.0)};
+      PointField flag{"set_" + name, 1, std::vector<double>(n, 0.0), ValueType::uint8};
       for (int node : nodes) flag.values[node] = 1.0;
       points.push_back(std::move(flag));
     }
+}
+
+/// VTK's compressor for the case's choice.
+VtuCompression compression_of(VtuCompressionChoice choice) {
+  switch (choice) {
+    case VtuCompressionChoice::lz4:
+      return VtuCompression::lz4;
+    case VtuCompressionChoice::lzma:
+      return VtuCompression::lzma;
+    case VtuCompressionChoice::none:
+      return VtuCompression::none;
+    case VtuCompressionChoice::zlib:
+      break;
+  }
+  return VtuCompression::zlib;
+}
+
+/// Where a step is in its load program: the increment it belongs to (the
+/// one that ends at or after it), the 1-based segment of that increment, and
+/// the segment's kind: +1 loading (its target above the previous one), -1
+/// unloading, 0 hold.
+struct ProgramPlace {
+  int increment = 0, segment = 0, kind = 0;
+};
+
+ProgramPlace place_in_program(const LoadProgram& program, double position) {
+  ProgramPlace place;
+  place.increment = static_cast<int>(std::ceil(position - 1e-9));
+  int last = 0;
+  double before = 0.0;
+  for (const auto& segment : program.segments) {
+    ++place.segment;
+    last += segment.n_increments;
+    if (place.increment <= last) {
+      place.kind = segment.target > before ? 1 : segment.target < before ? -1 : 0;
+      break;
+    }
+    before = segment.target;
+  }
+  return place;
 }
 
 /// Contact fields spread over the full mesh: zero away from the contact
@@ -133,7 +173,8 @@ void add_on_full_mesh(const std::vector<PointField>& contact_fields,
   for (const auto& field : contact_fields) {
     PointField full{
         field.name, field.n_components,
-        std::vector<double>(n * field.n_components, field.name == "contact_state" ? -1.0 : 0.0)};
+        std::vector<double>(n * field.n_components, field.name == "contact_state" ? -1.0 : 0.0),
+        field.type};
     for (std::size_t i = 0; i < nodes.size(); ++i)
       for (int k = 0; k < field.n_components; ++k)
         full.values[nodes[i] * field.n_components + k] = field.values[i * field.n_components + k];
@@ -390,17 +431,41 @@ void ResultWriter::write_vtk(const StepSnapshot& snapshot) {
   body_fields(run_, snapshot, points, cells);
   std::vector<PointField> contact_fields;
   if (wants(c.output, "contact") && !c.contacts.empty())
-    contact_fields = contact_point_fields(snapshot, cycle_dissipation_node_);
+    contact_fields = contact_point_fields(snapshot, surface_, cycle_dissipation_node_);
   add_on_full_mesh(contact_fields, run_.contact_mesh_nodes, mesh.nodes.size(), points);
   const std::string name = "bipo_" + padded(n_steps_) + ".vtu";
-  write_vtu(folder_->path({"vtk", name}), mesh.nodes, mesh.hexes, points, cells);
+  const VtuOptions options = vtu_options(snapshot);
+  write_vtu(folder_->path({"vtk", name}), mesh.nodes, mesh.hexes, points, cells, options);
   pvd_->add(snapshot.step.position, "vtk/" + name);
-  if (contact_pvd_) write_contact_vtu(snapshot, std::move(contact_fields));
+  if (contact_pvd_) write_contact_vtu(snapshot, std::move(contact_fields), options);
+}
+
+/// The case's compressor, and the step data as VTK field data
+/// (docs/outputs.md, "Step data"): TimeValue (VTK's name for a data set's
+/// time, which ParaView reads from a lone .vtu or a file series) is the
+/// position, as in the .pvd.
+VtuOptions ResultWriter::vtu_options(const StepSnapshot& snapshot) const {
+  const StepResult& step = snapshot.step;
+  const ProgramPlace place = place_in_program(run_.case_description.program, step.position);
+  VtuOptions options;
+  options.compression = compression_of(run_.case_description.output.vtu_compression);
+  options.field_data = {
+      {"TimeValue", step.position},
+      {"position", step.position},
+      {"load_factor", step.factor},
+      {"cycle", static_cast<double>(step.cycle), ValueType::int32},
+      {"step", static_cast<double>(n_steps_), ValueType::int32},
+      {"increment", static_cast<double>(place.increment), ValueType::int32},
+      {"segment", static_cast<double>(place.segment), ValueType::int32},
+      {"segment_kind", static_cast<double>(place.kind), ValueType::int32},
+      {"segment_end", is_segment_end(step.position) ? 1.0 : 0.0, ValueType::int32}};
+  return options;
 }
 
 /// The contact face alone, with its displacement.
 void ResultWriter::write_contact_vtu(const StepSnapshot& snapshot,
-                                     std::vector<PointField> contact_fields) {
+                                     std::vector<PointField> contact_fields,
+                                     const VtuOptions& options) {
   const Mesh& mesh = run_.mesh;
   const auto& nodes = run_.contact_mesh_nodes;
   std::vector<Eigen::Vector3d> surface_points;
@@ -408,10 +473,12 @@ void ResultWriter::write_contact_vtu(const StepSnapshot& snapshot,
   PointField u{"displacement", 3, {}};
   for (int node : nodes)
     for (int k = 0; k < 3; ++k) u.values.push_back(snapshot.displacement(3 * node + k));
+  std::vector<CellField> face_fields;
+  if (!contact_fields.empty()) face_fields.push_back(contact_face_states(snapshot, surface_));
   contact_fields.push_back(std::move(u));
   const std::string surface_name = "contact_" + padded(n_steps_) + ".vtu";
   write_vtu(folder_->path({"vtk", surface_name}), surface_points, surface_.quads, contact_fields,
-            {});
+            face_fields, options);
   contact_pvd_->add(snapshot.step.position, "vtk/" + surface_name);
 }
 

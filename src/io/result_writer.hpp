@@ -48,7 +48,9 @@ class ResultWriter {
   void write_probe(std::size_t p, const StepSnapshot& snapshot, double applied);
   void write_map(const StepSnapshot& snapshot, const char* kind);
   void write_vtk(const StepSnapshot& snapshot);
-  void write_contact_vtu(const StepSnapshot& snapshot, std::vector<PointField> contact_fields);
+  [[nodiscard]] VtuOptions vtu_options(const StepSnapshot& snapshot) const;
+  void write_contact_vtu(const StepSnapshot& snapshot, std::vector<PointField> contact_fields,
+                         const VtuOptions& options);
   void write_summary(const std::string& status, const std::string& message);
 
   const RunDescription& run_;

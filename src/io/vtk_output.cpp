@@ -7,11 +7,14 @@
 #include <vtkCellType.h>
 #include <vtkDoubleArray.h>
 #include <vtkErrorCode.h>
+#include <vtkFieldData.h>
 #include <vtkIdTypeArray.h>
+#include <vtkIntArray.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkSmartPointer.h>
+#include <vtkUnsignedCharArray.h>
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
@@ -88,36 +91,77 @@ std::string vtk_error_text(unsigned long code) {
   }
 }
 
-template <typename Field>
-vtkSmartPointer<vtkDoubleArray> make_array(const Field& f, std::size_t n_items, const char* kind) {
-  if (f.name.empty()) throw std::invalid_argument(std::string(kind) + " field with an empty name");
-  if (f.n_components < 1) {
-    throw std::invalid_argument(std::string(kind) + " field '" + f.name +
+/// An empty VTK array of `type`.
+vtkSmartPointer<vtkDataArray> new_array(ValueType type) {
+  switch (type) {
+    case ValueType::int32:
+      return vtkSmartPointer<vtkIntArray>::New();
+    case ValueType::uint8:
+      return vtkSmartPointer<vtkUnsignedCharArray>::New();
+    case ValueType::float64:
+      break;
+  }
+  return vtkSmartPointer<vtkDoubleArray>::New();
+}
+
+/// Checks that `v` can be stored as `type` exactly (what the field is for:
+/// `kind` and `name`, for the message).
+void check_storable(double v, ValueType type, const char* kind, const std::string& name) {
+  if (type == ValueType::float64) return;
+  const double low = type == ValueType::uint8 ? 0.0 : -2147483648.0;
+  const double high = type == ValueType::uint8 ? 255.0 : 2147483647.0;
+  if (!(v >= low && v <= high) || v != std::floor(v)) {
+    throw std::invalid_argument(std::string(kind) + " field '" + printable(name) + "': value " +
+                                full_precision(v) + " is not an integer in [" +
+                                full_precision(low) + ", " + full_precision(high) + "]");
+  }
+}
+
+/// The VTK array of a named field of `n_items` tuples of `n_components`
+/// values, of type `type`.
+vtkSmartPointer<vtkDataArray> make_array(const std::string& name, int n_components,
+                                         const std::vector<double>& values, ValueType type,
+                                         std::size_t n_items, const char* kind) {
+  if (name.empty()) throw std::invalid_argument(std::string(kind) + " field with an empty name");
+  if (n_components < 1) {
+    throw std::invalid_argument(std::string(kind) + " field '" + name +
                                 "': n_components must be >= 1");
   }
-  const std::size_t nc = static_cast<std::size_t>(f.n_components);
-  if (f.values.size() != n_items * nc) {
-    throw std::invalid_argument(std::string(kind) + " field '" + f.name + "': expected " +
+  const std::size_t nc = static_cast<std::size_t>(n_components);
+  if (values.size() != n_items * nc) {
+    throw std::invalid_argument(std::string(kind) + " field '" + name + "': expected " +
                                 std::to_string(n_items * nc) + " values (" +
                                 std::to_string(n_items) + " x " + std::to_string(nc) + "), got " +
-                                std::to_string(f.values.size()));
+                                std::to_string(values.size()));
   }
-  auto a = vtkSmartPointer<vtkDoubleArray>::New();
+  auto a = new_array(type);
   // VTK 9.1 writes array names into the XML as they are: escaped here, an
   // XML reader (ParaView's) gives back the name itself.
-  a->SetName(xml_escaped(f.name).c_str());
-  a->SetNumberOfComponents(f.n_components);
+  a->SetName(xml_escaped(name).c_str());
+  a->SetNumberOfComponents(n_components);
   a->SetNumberOfTuples(static_cast<vtkIdType>(n_items));
-  if (!f.values.empty())
-    std::memcpy(a->GetPointer(0), f.values.data(), f.values.size() * sizeof(double));
-  if (f.n_components == 3) {
+  if (type == ValueType::float64) {
+    if (!values.empty())
+      std::memcpy(a->GetVoidPointer(0), values.data(), values.size() * sizeof(double));
+  } else {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      check_storable(values[i], type, kind, name);
+      a->SetComponent(static_cast<vtkIdType>(i / nc), static_cast<int>(i % nc), values[i]);
+    }
+  }
+  if (n_components == 3) {
     const char* names[] = {"X", "Y", "Z"};
     for (int c = 0; c < 3; ++c) a->SetComponentName(c, names[c]);
-  } else if (f.n_components == 9) {
+  } else if (n_components == 9) {
     const char* names[] = {"XX", "XY", "XZ", "YX", "YY", "YZ", "ZX", "ZY", "ZZ"};
     for (int c = 0; c < 9; ++c) a->SetComponentName(c, names[c]);
   }
   return a;
+}
+
+template <typename Field>
+vtkSmartPointer<vtkDataArray> make_array(const Field& f, std::size_t n_items, const char* kind) {
+  return make_array(f.name, f.n_components, f.values, f.type, n_items, kind);
 }
 
 /// Names as written (two names that differ only in bytes that are not
@@ -174,7 +218,8 @@ vtkSmartPointer<vtkCellArray> grid_cells(const fs::path& file,
 
 /// The .vtu file of `grid`, encoded in memory; std::runtime_error, naming
 /// `file`, if VTK cannot encode it.
-std::string encoded_vtu(const fs::path& file, vtkUnstructuredGrid* grid) {
+std::string encoded_vtu(const fs::path& file, vtkUnstructuredGrid* grid,
+                        const VtuOptions& options) {
   // VTK writes the appended format in hundreds of small writes and seeks per
   // file; writing to memory and then the whole file at once is much faster.
   vtkNew<vtkXMLUnstructuredGridWriter> writer;
@@ -182,10 +227,28 @@ std::string encoded_vtu(const fs::path& file, vtkUnstructuredGrid* grid) {
   writer->SetInputData(grid);
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();
-  // LZ4 (read by ParaView 5.5 and later): on punch case A the whole output
-  // took 0.18 s against 0.30 s with zlib at its fastest level, for VTK
-  // files 1.65 times larger.
-  writer->SetCompressorTypeToLZ4();
+  // docs/outputs.md, "VTU compression": zlib is what every reader reads
+  // (ParaView, meshio, VisIt); LZ4 is faster to write but meshio cannot read
+  // it; LZMA is the smallest and the slowest.
+  switch (options.compression) {
+    case VtuCompression::zlib:
+      writer->SetCompressorTypeToZLib();
+      break;
+    case VtuCompression::lz4:
+      writer->SetCompressorTypeToLZ4();
+      break;
+    case VtuCompression::lzma:
+      writer->SetCompressorTypeToLZMA();
+      break;
+    case VtuCompression::none:
+      writer->SetCompressorTypeToNone();
+      break;
+  }
+  if (options.compression_level < 1 || options.compression_level > 9)
+    throw std::invalid_argument(file.string() + ": compression level " +
+                                std::to_string(options.compression_level) + " outside [1, 9]");
+  if (options.compression != VtuCompression::none)
+    writer->SetCompressionLevel(options.compression_level);
   writer->SetHeaderTypeToUInt64();
   const int ok = writer->Write();
   const unsigned long code = writer->GetErrorCode();
@@ -196,11 +259,21 @@ std::string encoded_vtu(const fs::path& file, vtkUnstructuredGrid* grid) {
   return writer->GetOutputString();
 }
 
+/// The field data of a grid: one single-tuple array per datum.
+void add_field_data(vtkUnstructuredGrid* grid, const std::vector<FieldDatum>& data) {
+  std::set<std::string> names;
+  for (const auto& d : data) {
+    if (!names.insert(xml_escaped(d.name)).second)
+      throw std::invalid_argument("field datum '" + printable(d.name) + "' given twice");
+    grid->GetFieldData()->AddArray(make_array(d.name, 1, {d.value}, d.type, 1, "field-data"));
+  }
+}
+
 template <std::size_t N>
 void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
                  const std::vector<std::array<int, N>>& cells, int vtk_type,
                  const std::vector<PointField>& point_fields,
-                 const std::vector<CellField>& cell_fields) {
+                 const std::vector<CellField>& cell_fields, const VtuOptions& options) {
   // VTK does not promise that pipelines in different threads are independent
   // (object factories, output window): cases running at once take turns.
   static std::mutex vtk_mutex;
@@ -217,8 +290,9 @@ void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& point
     grid->GetPointData()->AddArray(make_array(f, n_points, "point"));
   for (const auto& f : cell_fields)
     grid->GetCellData()->AddArray(make_array(f, cells.size(), "cell"));
+  add_field_data(grid, options.field_data);
 
-  write_text_atomically(file, encoded_vtu(file, grid));
+  write_text_atomically(file, encoded_vtu(file, grid, options));
 }
 
 }  // namespace
@@ -238,15 +312,15 @@ std::string full_precision(double v) {
 void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
                const std::vector<std::array<int, 8>>& hexes,
                const std::vector<PointField>& point_fields,
-               const std::vector<CellField>& cell_fields) {
-  write_cells(file, points, hexes, VTK_HEXAHEDRON, point_fields, cell_fields);
+               const std::vector<CellField>& cell_fields, const VtuOptions& options) {
+  write_cells(file, points, hexes, VTK_HEXAHEDRON, point_fields, cell_fields, options);
 }
 
 void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
                const std::vector<std::array<int, 4>>& quads,
                const std::vector<PointField>& point_fields,
-               const std::vector<CellField>& cell_fields) {
-  write_cells(file, points, quads, VTK_QUAD, point_fields, cell_fields);
+               const std::vector<CellField>& cell_fields, const VtuOptions& options) {
+  write_cells(file, points, quads, VTK_QUAD, point_fields, cell_fields, options);
 }
 
 void write_text_atomically(const fs::path& file, const std::string& content) {

@@ -22,6 +22,12 @@
 
 namespace bipo {
 
+/// How a field's values are stored in the file. The values are held as
+/// doubles; an integer type writes them converted, and each must then be a
+/// whole number in the type's range (else std::invalid_argument): states
+/// and flags as integers, so that ParaView offers them as categories.
+enum class ValueType { float64, int32, uint8 };
+
 /// A field with one value per point, row-major: values[i * n_components + c].
 /// 1 component: scalar; 3: vector (X, Y, Z); 9: tensor, row-major
 /// (XX, XY, XZ, YX, ...; write a symmetric tensor in full so that ParaView
@@ -30,6 +36,7 @@ struct PointField {
   std::string name;
   int n_components = 1;
   std::vector<double> values;
+  ValueType type = ValueType::float64;
 };
 
 /// A field with one value per cell, same layout as PointField.
@@ -37,10 +44,33 @@ struct CellField {
   std::string name;
   int n_components = 1;
   std::vector<double> values;
+  ValueType type = ValueType::float64;
+};
+
+/// One value about the whole data set (VTK field data, one tuple): the step
+/// data of a result file, such as its load factor or cycle.
+struct FieldDatum {
+  std::string name;
+  double value = 0.0;
+  ValueType type = ValueType::float64;
+};
+
+/// The compressor of the appended binary data (docs/outputs.md, "VTU
+/// compression", for what reads which and what each costs).
+enum class VtuCompression { zlib, lz4, lzma, none };
+
+/// What else goes into a .vtu file besides its grid and fields.
+struct VtuOptions {
+  VtuCompression compression = VtuCompression::zlib;
+  /// VTK's compression level, 1 (fastest) to 9 (smallest); bipo writes 1
+  /// (docs/outputs.md, "VTU compression", for the measured trade).
+  int compression_level = 1;
+  std::vector<FieldDatum> field_data;
 };
 
 /// Writes hexahedra (VTK_HEXAHEDRON; Gmsh's linear hexahedron node ordering is
-/// VTK's) as a binary, appended, LZ4-compressed .vtu file, atomically (a
+/// VTK's) as a binary, appended .vtu file compressed as `options` says, with
+/// its field data, atomically (a
 /// temporary file in the same folder renamed into place; the folder is
 /// created if missing). Field names are written XML-escaped
 /// (xml_escaped(): a reader gets the name back, with U+FFFD for bytes that
@@ -50,14 +80,14 @@ struct CellField {
 void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vector3d>& points,
                const std::vector<std::array<int, 8>>& hexes,
                const std::vector<PointField>& point_fields,
-               const std::vector<CellField>& cell_fields);
+               const std::vector<CellField>& cell_fields, const VtuOptions& options = {});
 
 /// Same for quadrilaterals (VTK_QUAD, nodes counter-clockwise as in Gmsh),
 /// e.g. the contact face.
 void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vector3d>& points,
                const std::vector<std::array<int, 4>>& quads,
                const std::vector<PointField>& point_fields,
-               const std::vector<CellField>& cell_fields);
+               const std::vector<CellField>& cell_fields, const VtuOptions& options = {});
 
 /// Appends the shortest decimal text that reads back as exactly `v`
 /// (std::to_chars): the number format of the CSV outputs.

@@ -87,6 +87,10 @@ struct Probe {
 };
 
 /// What is written and where.
+/// The compressor of the VTK files (docs/case-file.md, `output.vtu_compression`;
+/// docs/outputs.md, "VTU compression").
+enum class VtuCompressionChoice { zlib, lz4, lzma, none };
+
 struct OutputSettings {
   /// Absolute. A path in the file is resolved against the case file's folder,
   /// one given on the command line (--set) against the working directory;
@@ -95,6 +99,7 @@ struct OutputSettings {
   std::vector<std::string> fields{"displacement", "stress", "von_mises", "sets", "contact"};
   int every = 1;  ///< write VTK every N increments (the last one is always written)
   bool vtk = true;
+  VtuCompressionChoice vtu_compression = VtuCompressionChoice::zlib;
 };
 
 /// A value given on the command line in place of the case file's (`bipo

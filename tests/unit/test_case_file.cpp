@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
@@ -563,4 +564,26 @@ TEST_F(CaseFile, DocumentedExamplesAreValid) {
   const double s = std::sqrt(0.5);
   EXPECT_NEAR((b.contacts[0].direction - Eigen::Vector3d(s, s, 0)).norm(), 0.0, 1e-15);
   EXPECT_EQ(b.contacts[0].friction.p1, 0.4);
+}
+
+TEST_F(CaseFile, VtuCompressionKey) {
+  EXPECT_EQ(bipo::read_case(write(kHead)).output.vtu_compression,
+            bipo::VtuCompressionChoice::zlib);  // the default that ParaView and meshio read
+  const std::pair<const char*, bipo::VtuCompressionChoice> choices[] = {
+      {"zlib", bipo::VtuCompressionChoice::zlib},
+      {"lz4", bipo::VtuCompressionChoice::lz4},
+      {"lzma", bipo::VtuCompressionChoice::lzma},
+      {"none", bipo::VtuCompressionChoice::none}};
+  for (const auto& [name, choice] : choices) {
+    const std::string yaml = kHead + "output: {vtu_compression: " + name + "}\n";
+    EXPECT_EQ(bipo::read_case(write(yaml)).output.vtu_compression, choice) << name;
+  }
+  expect_error(kHead + "output:\n  vtu_compression: gzip\n", "output.vtu_compression", 5,
+               "expected zlib, lz4, lzma or none, got gzip");
+  expect_error(kHead + "output:\n  vtu_compression: ZLIB\n", "output.vtu_compression", 5,
+               "expected zlib, lz4, lzma or none, got ZLIB");
+  expect_error(kHead + "output:\n  vtu_compression: [zlib]\n", "output.vtu_compression", 5,
+               "expected zlib, lz4, lzma or none");
+  expect_error(kHead + "output:\n  vtu_compression:\n", "output.vtu_compression", 5,
+               "expected zlib, lz4, lzma or none");
 }
