@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/text_encoding.hpp"
 #include "fem/hex8.hpp"
+#include "io/mesh_cells.hpp"
 #include "version.hpp"
 
 namespace bipo {
@@ -393,7 +394,7 @@ void ResultWriter::write_vtk(const StepSnapshot& snapshot) {
     contact_fields = contact_point_fields(snapshot, cycle_dissipation_node_);
   add_on_full_mesh(contact_fields, run_.contact_mesh_nodes, mesh.nodes.size(), points);
   const std::string name = "bipo_" + padded(n_steps_) + ".vtu";
-  write_vtu(folder_->path({"vtk", name}), mesh.nodes, mesh.hexes, points, cells);
+  write_vtu(folder_->path({"vtk", name}), mesh.nodes, volume_cells(mesh), points, cells);
   pvd_->add(snapshot.step.position, "vtk/" + name);
   if (contact_pvd_) write_contact_vtu(snapshot, std::move(contact_fields));
 }
@@ -410,8 +411,8 @@ void ResultWriter::write_contact_vtu(const StepSnapshot& snapshot,
     for (int k = 0; k < 3; ++k) u.values.push_back(snapshot.displacement(3 * node + k));
   contact_fields.push_back(std::move(u));
   const std::string surface_name = "contact_" + padded(n_steps_) + ".vtu";
-  write_vtu(folder_->path({"vtk", surface_name}), surface_points, surface_.quads, contact_fields,
-            {});
+  write_vtu(folder_->path({"vtk", surface_name}), surface_points,
+            face_cells(surface_.quads, surface_.triangles), contact_fields, {});
   contact_pvd_->add(snapshot.step.position, "vtk/" + surface_name);
 }
 
@@ -425,6 +426,8 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   if (!message.empty()) j["message"] = message;
   j["mesh"] = {{"nodes", run_.mesh.n_nodes()},
                {"hexahedra", run_.mesh.n_hexes()},
+               {"wedges", run_.mesh.n_wedges()},
+               {"tetrahedra", run_.mesh.n_tets()},
                {"contact_nodes", run_.contact_mesh_nodes.size()},
                {"held_contact_components", run_.n_held_contact_components}};
   j["dofs"] = {{"total", run_.n_dofs}, {"free", run_.n_free}};
