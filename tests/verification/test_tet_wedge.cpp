@@ -108,6 +108,33 @@ TEST(TetWedgePatchTest, DistortedBoxCutIntoTetrahedraAndWedges) {
   expect_patch_test_passes(wedges, "wedges cut from the distorted box");
 }
 
+TEST(TetWedgePatchTest, MixedMeshOfHexahedraAndWedges) {
+  // The distorted box with the hexahedra of x > 1 cut into wedges: the cut
+  // faces (z = const) are shared only within a column of wedges, and the
+  // faces between a hexahedron and a wedge are quadrilaterals on both sides,
+  // so the mixed mesh is conforming.
+  Mesh box = generate_box({0, 0, 0}, {2.0, 1.0, 1.5}, 4, 3, 5);
+  distort_interior_nodes(box, 0.25, 42);
+  const Mesh wedges = split_into_wedges(box);
+  Mesh mixed = box;
+  mixed.hexes.clear();
+  mixed.hex_tags.clear();
+  for (std::size_t e = 0; e < box.hexes.size(); ++e) {
+    Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+    for (const int node : box.hexes[e]) centre += box.nodes[node] / 8.0;
+    if (centre.x() < 1.0) {
+      mixed.hexes.push_back(box.hexes[e]);
+    } else {
+      mixed.wedges.push_back(wedges.wedges[2 * e]);
+      mixed.wedges.push_back(wedges.wedges[2 * e + 1]);
+    }
+  }
+  ASSERT_GT(mixed.n_hexes(), 0);
+  ASSERT_GT(mixed.n_wedges(), 0);
+  check_element_jacobians(mixed, "mixed");
+  expect_patch_test_passes(mixed, "hexahedra and wedges in one mesh");
+}
+
 TEST(TetWedgePatchTest, GmshUnstructuredMeshesOfExample2) {
   const Mesh tets = read_msh(kMeshes / "example2_tet.msh");
   EXPECT_GT(tets.n_tets(), 1000);
