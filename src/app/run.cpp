@@ -110,10 +110,10 @@ void check_case(const Case& c, std::ostream& log) {
   // factorization it also does costs about one increment and proves that the
   // conditions remove every rigid-body motion.
   const Analysis analysis(c, mesh, nullptr, {nullptr, case_blas_threads(c)});
-  log << c.source.string() << ": OK: " << mesh.n_nodes() << " nodes, " << mesh.n_hexes()
-      << " hexahedra, " << analysis.n_free() << " free dofs, "
-      << analysis.contact_mesh_nodes().size() << " contact nodes, " << c.program.n_increments()
-      << " increments in " << c.program.n_cycles() << " cycles\n";
+  log << c.source.string() << ": OK: " << mesh.n_nodes() << " nodes, " << describe_elements(mesh)
+      << ", " << analysis.n_free() << " free dofs, " << analysis.contact_mesh_nodes().size()
+      << " contact nodes, " << c.program.n_increments() << " increments in " << c.program.n_cycles()
+      << " cycles\n";
 }
 
 namespace {
@@ -201,7 +201,7 @@ std::string header_line(const Case& c, const Mesh& mesh, const Analysis& analysi
                         const fs::path& directory) {
   std::ostringstream header;
   header << "bipo " << version_string << ": " << case_label(c, c.source.filename().string()) << ": "
-         << mesh.n_nodes() << " nodes, " << mesh.n_hexes() << " hexahedra, "
+         << mesh.n_nodes() << " nodes, " << describe_elements(mesh) << ", "
          << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
          << " unknowns; ";
   if (analysis.shares_setup())

@@ -4,8 +4,11 @@
 #include <bit>
 #include <cstdint>
 #include <stdexcept>
+#include <tuple>
+#include <type_traits>
 
 #include "core/errors.hpp"
+#include "fem/solid_elements.hpp"
 
 namespace bipo {
 
@@ -15,18 +18,23 @@ namespace {
 /// more than the work (and much more on a busy machine).
 constexpr int parallel_threshold = 4096;
 
-HexCoordinates element_coordinates(const Mesh& mesh, const Hex8& hex) {
-  HexCoordinates x;
-  for (int a = 0; a < 8; ++a) x.row(a) = mesh.nodes[hex[a]].transpose();
+/// Node coordinates of an element with N nodes, one row per node.
+template <std::size_t N>
+Eigen::Matrix<double, static_cast<int>(N), 3> element_coordinates(const Mesh& mesh,
+                                                                  const std::array<int, N>& nodes) {
+  Eigen::Matrix<double, static_cast<int>(N), 3> x;
+  for (std::size_t a = 0; a < N; ++a) x.row(static_cast<int>(a)) = mesh.nodes[nodes[a]].transpose();
   return x;
 }
 
 /// Sorted neighbours (including itself) of every node through the elements.
 std::vector<std::vector<int>> node_neighbours(const Mesh& mesh) {
   std::vector<std::vector<int>> adjacency(mesh.nodes.size());
-  for (const auto& hex : mesh.hexes)
-    for (int a : hex)
-      for (int b : hex) adjacency[a].push_back(b);
+  for (int e = 0; e < mesh.n_elements(); ++e) {
+    const auto nodes = mesh.element_nodes(e);
+    for (int a : nodes)
+      for (int b : nodes) adjacency[a].push_back(b);
+  }
   for (auto& list : adjacency) {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
@@ -41,13 +49,14 @@ std::vector<std::vector<int>> colour_elements(const Mesh& mesh) {
   // hexahedral meshes need 8 colours, unstructured ones rarely more than ~20.
   std::vector<std::uint64_t> used(mesh.nodes.size(), 0);
   std::vector<std::vector<int>> colours;
-  for (int e = 0; e < mesh.n_hexes(); ++e) {
+  for (int e = 0; e < mesh.n_elements(); ++e) {
+    const auto nodes = mesh.element_nodes(e);
     std::uint64_t taken = 0;
-    for (int a : mesh.hexes[e]) taken |= used[a];
+    for (int a : nodes) taken |= used[a];
     if (taken == ~std::uint64_t{0})
       throw NumericalError("element colouring needs more than 64 colours");
     const int colour = std::countr_one(taken);
-    for (int a : mesh.hexes[e]) used[a] |= std::uint64_t{1} << colour;
+    for (int a : nodes) used[a] |= std::uint64_t{1} << colour;
     if (colour >= static_cast<int>(colours.size())) colours.resize(colour + 1);
     colours[colour].push_back(e);
   }
@@ -76,22 +85,36 @@ SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d) {
   double* values = k.valuePtr();
   std::fill(values, values + outer.back(), 0.0);
 
+  const auto add = [&](const auto& element, const auto& ke) {
+    constexpr int n = static_cast<int>(std::tuple_size_v<std::decay_t<decltype(element)>>);
+    for (int a = 0; a < n; ++a) {  // column node
+      const auto& neighbours = adjacency[element[a]];
+      for (int b = 0; b < n; ++b) {  // row node
+        const int rank =
+            static_cast<int>(std::lower_bound(neighbours.begin(), neighbours.end(), element[b]) -
+                             neighbours.begin());
+        for (int ca = 0; ca < 3; ++ca) {
+          double* column = values + outer[3 * element[a] + ca] + 3 * rank;
+          for (int cb = 0; cb < 3; ++cb) column[cb] += ke(3 * b + cb, 3 * a + ca);
+        }
+      }
+    }
+  };
+  const int n_hexes = mesh.n_hexes(), n_wedges = mesh.n_wedges();
   for (const auto& colour : colour_elements(mesh)) {
     const int n_in_colour = static_cast<int>(colour.size());
 #pragma omp parallel for schedule(static) if (n_in_colour > parallel_threshold / 8)
     for (int i = 0; i < n_in_colour; ++i) {
-      const Hex8& hex = mesh.hexes[colour[i]];
-      const Matrix24d ke = hex8_stiffness(element_coordinates(mesh, hex), d);
-      for (int a = 0; a < 8; ++a) {  // column node
-        const auto& neighbours = adjacency[hex[a]];
-        for (int b = 0; b < 8; ++b) {  // row node
-          const int rank = static_cast<int>(
-              std::lower_bound(neighbours.begin(), neighbours.end(), hex[b]) - neighbours.begin());
-          for (int ca = 0; ca < 3; ++ca) {
-            double* column = values + outer[3 * hex[a] + ca] + 3 * rank;
-            for (int cb = 0; cb < 3; ++cb) column[cb] += ke(3 * b + cb, 3 * a + ca);
-          }
-        }
+      const int e = colour[i];
+      if (e < n_hexes) {
+        const Hex8& hex = mesh.hexes[e];
+        add(hex, hex8_stiffness(element_coordinates(mesh, hex), d));
+      } else if (e < n_hexes + n_wedges) {
+        const Wedge6& wedge = mesh.wedges[e - n_hexes];
+        add(wedge, wedge6_stiffness(element_coordinates(mesh, wedge), d));
+      } else {
+        const Tet4& tet = mesh.tets[e - n_hexes - n_wedges];
+        add(tet, tet4_stiffness(element_coordinates(mesh, tet), d));
       }
     }
   }
@@ -131,13 +154,26 @@ void DofPartition::split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix
 
 std::vector<Vector6d> element_stresses(const Mesh& mesh, const Matrix6d& d,
                                        const Eigen::VectorXd& u) {
-  std::vector<Vector6d> stresses(mesh.hexes.size());
-#pragma omp parallel for schedule(static) if (mesh.n_hexes() > parallel_threshold)
-  for (int e = 0; e < mesh.n_hexes(); ++e) {
-    const Hex8& hex = mesh.hexes[e];
-    Vector24d u_e;
-    for (int a = 0; a < 8; ++a) u_e.segment<3>(3 * a) = u.segment<3>(3 * hex[a]);
-    stresses[e] = hex8_mean_stress(element_coordinates(mesh, hex), d, u_e);
+  std::vector<Vector6d> stresses(static_cast<std::size_t>(mesh.n_elements()));
+  const auto displacements = [&u](const auto& element) {
+    constexpr int n = static_cast<int>(std::tuple_size_v<std::decay_t<decltype(element)>>);
+    Eigen::Matrix<double, 3 * n, 1> u_e;
+    for (int a = 0; a < n; ++a) u_e.template segment<3>(3 * a) = u.segment<3>(3 * element[a]);
+    return u_e;
+  };
+  const int n_hexes = mesh.n_hexes(), n_wedges = mesh.n_wedges();
+#pragma omp parallel for schedule(static) if (mesh.n_elements() > parallel_threshold)
+  for (int e = 0; e < mesh.n_elements(); ++e) {
+    if (e < n_hexes) {
+      const Hex8& hex = mesh.hexes[e];
+      stresses[e] = hex8_mean_stress(element_coordinates(mesh, hex), d, displacements(hex));
+    } else if (e < n_hexes + n_wedges) {
+      const Wedge6& wedge = mesh.wedges[e - n_hexes];
+      stresses[e] = wedge6_mean_stress(element_coordinates(mesh, wedge), d, displacements(wedge));
+    } else {
+      const Tet4& tet = mesh.tets[e - n_hexes - n_wedges];
+      stresses[e] = tet4_stress(element_coordinates(mesh, tet), d, displacements(tet));
+    }
   }
   return stresses;
 }

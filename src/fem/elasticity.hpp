@@ -1,4 +1,5 @@
-// Owns the global linear-elastic system of a hexahedral mesh: the sparse
+// Owns the global linear-elastic system of a mesh of hexahedra, wedges and
+// tetrahedra (any mix; fem/hex8.hpp, fem/solid_elements.hpp): the sparse
 // stiffness K (3 dofs per node, dof = 3 * node + component), assembled once
 // (SPEC.md section 1), its partition into free and prescribed dofs for
 // Dirichlet conditions by elimination, and the post-processed stresses.
@@ -49,8 +50,10 @@ class DofPartition {
   std::vector<int> free_dofs_, prescribed_dofs_;
 };
 
-/// Gauss-point-averaged stress of every element (Voigt, see hex8.hpp) for the
-/// full displacement vector u (3 * n_nodes).
+/// Stress of every element in the mesh's element numbering (Voigt, see
+/// hex8.hpp) for the full displacement vector u (3 * n_nodes): the mean over
+/// the Gauss points for hexahedra and wedges, the constant stress of a
+/// tetrahedron.
 [[nodiscard]] std::vector<Vector6d> element_stresses(const Mesh& mesh, const Matrix6d& d,
                                                      const Eigen::VectorXd& u);
 

@@ -26,8 +26,9 @@ ContactSurface contact_surface(const RunDescription& run) {
   const auto& nodes = run.contact_mesh_nodes;
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) s.local_of_node[nodes[i]] = i;
   s.area.assign(nodes.size(), 0.0);
-  for (const auto& cp : run.case_description.contacts)
-    for (const auto& face : faces_on_node_set(mesh, mesh.node_set(cp.set))) {
+  for (const auto& cp : run.case_description.contacts) {
+    const BoundaryFaces faces = boundary_faces_on_node_set(mesh, mesh.node_set(cp.set));
+    for (const auto& face : faces.quads) {
       std::array<int, 4> q{};
       for (int a = 0; a < 4; ++a) q[a] = s.local_of_node[face[a]];
       const Eigen::Vector3d& x0 = mesh.nodes[face[0]];
@@ -38,6 +39,15 @@ ContactSurface contact_surface(const RunDescription& run) {
       for (int a = 0; a < 4; ++a) s.area[q[a]] += 0.25 * area;
       s.quads.push_back(q);
     }
+    for (const auto& face : faces.triangles) {
+      std::array<int, 3> t{};
+      for (int a = 0; a < 3; ++a) t[a] = s.local_of_node[face[a]];
+      const Eigen::Vector3d& x0 = mesh.nodes[face[0]];
+      const double area = 0.5 * (mesh.nodes[face[1]] - x0).cross(mesh.nodes[face[2]] - x0).norm();
+      for (int a = 0; a < 3; ++a) s.area[t[a]] += area / 3.0;
+      s.triangles.push_back(t);
+    }
+  }
   return s;
 }
 
@@ -175,14 +185,17 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
 
 CellField contact_face_states(const StepSnapshot& snapshot, const ContactSurface& surface) {
   CellField face_state{"contact_state_face", 1, {}, ValueType::int32};
-  face_state.values.reserve(surface.quads.size());
+  face_state.values.reserve(surface.quads.size() + surface.triangles.size());
   const auto& states = snapshot.contact_states;
-  for (const auto& q : surface.quads) {
-    const ContactState first = states[q[0]].state;
+  // The faces in the order of the written cells: quads, then triangles.
+  const auto add_face = [&](const auto& face) {
+    const ContactState first = states[face[0]].state;
     bool same = true;
-    for (int a = 1; a < 4; ++a) same = same && states[q[a]].state == first;
+    for (std::size_t a = 1; a < face.size(); ++a) same = same && states[face[a]].state == first;
     face_state.values.push_back(same ? static_cast<double>(first) : kMixedFaceState);
-  }
+  };
+  for (const auto& q : surface.quads) add_face(q);
+  for (const auto& t : surface.triangles) add_face(t);
   return face_state;
 }
 

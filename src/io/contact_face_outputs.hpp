@@ -17,11 +17,13 @@
 namespace bipo {
 
 /// Which contact nodes and faces the case's contact surface has, with the
-/// tributary area of each contact node (a quarter of each adjacent face).
+/// tributary area of each contact node: an equal share of each adjacent
+/// boundary face, a quarter of a quadrilateral, a third of a triangle.
 struct ContactSurface {
-  std::vector<int> local_of_node;         // mesh node -> contact index or -1
-  std::vector<std::array<int, 4>> quads;  // in contact indices
-  std::vector<double> area;               // per contact node
+  std::vector<int> local_of_node;             // mesh node -> contact index or -1
+  std::vector<std::array<int, 4>> quads;      // in contact indices
+  std::vector<std::array<int, 3>> triangles;  // in contact indices
+  std::vector<double> area;                   // per contact node
 };
 
 [[nodiscard]] ContactSurface contact_surface(const RunDescription& run);
@@ -67,8 +69,9 @@ struct CycleRecord {
 /// one state: it straddles a boundary between open, stick and slip.
 inline constexpr double kMixedFaceState = 3.0;
 
-/// The state of each contact face (surface.quads' order), as an integer
-/// cell field: the state of its four nodes when they agree, else
+/// The state of each contact face (surface.quads, then surface.triangles:
+/// the written cells' order), as an integer cell field: the state of its
+/// nodes when they all agree, else
 /// kMixedFaceState. States are nodal; a cell field is what ParaView colours
 /// without interpolating between nodes (docs/outputs.md).
 [[nodiscard]] CellField contact_face_states(const StepSnapshot& snapshot,

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/text_encoding.hpp"
 #include "fem/hex8.hpp"
+#include "io/mesh_cells.hpp"
 #include "version.hpp"
 
 namespace bipo {
@@ -435,7 +436,7 @@ void ResultWriter::write_vtk(const StepSnapshot& snapshot) {
   add_on_full_mesh(contact_fields, run_.contact_mesh_nodes, mesh.nodes.size(), points);
   const std::string name = "bipo_" + padded(n_steps_) + ".vtu";
   const VtuOptions options = vtu_options(snapshot);
-  write_vtu(folder_->path({"vtk", name}), mesh.nodes, mesh.hexes, points, cells, options);
+  write_vtu(folder_->path({"vtk", name}), mesh.nodes, volume_cells(mesh), points, cells, options);
   pvd_->add(snapshot.step.position, "vtk/" + name);
   if (contact_pvd_) write_contact_vtu(snapshot, std::move(contact_fields), options);
 }
@@ -477,8 +478,8 @@ void ResultWriter::write_contact_vtu(const StepSnapshot& snapshot,
   if (!contact_fields.empty()) face_fields.push_back(contact_face_states(snapshot, surface_));
   contact_fields.push_back(std::move(u));
   const std::string surface_name = "contact_" + padded(n_steps_) + ".vtu";
-  write_vtu(folder_->path({"vtk", surface_name}), surface_points, surface_.quads, contact_fields,
-            face_fields, options);
+  write_vtu(folder_->path({"vtk", surface_name}), surface_points,
+            face_cells(surface_.quads, surface_.triangles), contact_fields, face_fields, options);
   contact_pvd_->add(snapshot.step.position, "vtk/" + surface_name);
 }
 
@@ -495,6 +496,8 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   if (!message.empty()) j["message"] = message;
   j["mesh"] = {{"nodes", run_.mesh.n_nodes()},
                {"hexahedra", run_.mesh.n_hexes()},
+               {"wedges", run_.mesh.n_wedges()},
+               {"tetrahedra", run_.mesh.n_tets()},
                {"contact_nodes", run_.contact_mesh_nodes.size()},
                {"held_contact_components", run_.n_held_contact_components}};
   j["dofs"] = {{"total", run_.n_dofs}, {"free", run_.n_free}};

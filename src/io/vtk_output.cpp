@@ -18,6 +18,7 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -269,15 +270,20 @@ void add_field_data(vtkUnstructuredGrid* grid, const std::vector<FieldDatum>& da
   }
 }
 
+/// VTK does not promise that pipelines in different threads are independent
+/// (object factories, output window): cases running at once take turns, on
+/// one mutex for every kind of grid.
+std::mutex& vtk_pipeline_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 template <std::size_t N>
 void write_cells(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
                  const std::vector<std::array<int, N>>& cells, int vtk_type,
                  const std::vector<PointField>& point_fields,
                  const std::vector<CellField>& cell_fields, const VtuOptions& options) {
-  // VTK does not promise that pipelines in different threads are independent
-  // (object factories, output window): cases running at once take turns.
-  static std::mutex vtk_mutex;
-  const std::lock_guard<std::mutex> lock(vtk_mutex);
+  const std::lock_guard<std::mutex> lock(vtk_pipeline_mutex());
   const std::size_t n_points = points.size();
   check_unique_names(point_fields, "point");
   check_unique_names(cell_fields, "cell");
@@ -321,6 +327,51 @@ void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
                const std::vector<PointField>& point_fields,
                const std::vector<CellField>& cell_fields, const VtuOptions& options) {
   write_cells(file, points, quads, VTK_QUAD, point_fields, cell_fields, options);
+}
+
+static_assert(static_cast<int>(VtkCellType::triangle) == VTK_TRIANGLE &&
+              static_cast<int>(VtkCellType::quad) == VTK_QUAD &&
+              static_cast<int>(VtkCellType::tetra) == VTK_TETRA &&
+              static_cast<int>(VtkCellType::hexahedron) == VTK_HEXAHEDRON &&
+              static_cast<int>(VtkCellType::wedge) == VTK_WEDGE);
+
+void write_vtu(const fs::path& file, const std::vector<Eigen::Vector3d>& points,
+               const MixedCells& cells, const std::vector<PointField>& point_fields,
+               const std::vector<CellField>& cell_fields, const VtuOptions& options) {
+  const std::lock_guard<std::mutex> lock(vtk_pipeline_mutex());
+  const std::size_t n_cells = cells.types.size();
+  if (cells.offsets.size() != n_cells + 1 || cells.offsets.front() != 0 ||
+      static_cast<std::size_t>(cells.offsets.back()) != cells.connectivity.size() ||
+      !std::is_sorted(cells.offsets.begin(), cells.offsets.end()))
+    throw std::invalid_argument(file.string() + ": inconsistent cell offsets");
+  for (const int v : cells.connectivity)
+    if (v < 0 || static_cast<std::size_t>(v) >= points.size())
+      throw std::invalid_argument(file.string() + ": a cell refers to point " + std::to_string(v) +
+                                  ", outside [0, " + std::to_string(points.size()) + ")");
+  check_unique_names(point_fields, "point");
+  check_unique_names(cell_fields, "cell");
+  vtkNew<vtkIdTypeArray> offsets, connectivity;
+  offsets->SetNumberOfValues(static_cast<vtkIdType>(n_cells + 1));
+  for (std::size_t e = 0; e <= n_cells; ++e)
+    offsets->SetValue(static_cast<vtkIdType>(e), cells.offsets[e]);
+  connectivity->SetNumberOfValues(static_cast<vtkIdType>(cells.connectivity.size()));
+  for (std::size_t k = 0; k < cells.connectivity.size(); ++k)
+    connectivity->SetValue(static_cast<vtkIdType>(k), cells.connectivity[k]);
+  vtkNew<vtkCellArray> cell_array;
+  cell_array->SetData(offsets, connectivity);
+  vtkNew<vtkUnsignedCharArray> types;
+  types->SetNumberOfValues(static_cast<vtkIdType>(n_cells));
+  for (std::size_t e = 0; e < n_cells; ++e)
+    types->SetValue(static_cast<vtkIdType>(e), static_cast<unsigned char>(cells.types[e]));
+
+  vtkNew<vtkUnstructuredGrid> grid;
+  grid->SetPoints(grid_points(points));
+  grid->SetCells(types, cell_array);
+  for (const auto& f : point_fields)
+    grid->GetPointData()->AddArray(make_array(f, points.size(), "point"));
+  for (const auto& f : cell_fields) grid->GetCellData()->AddArray(make_array(f, n_cells, "cell"));
+  add_field_data(grid, options.field_data);
+  write_text_atomically(file, encoded_vtu(file, grid, options));
 }
 
 void write_text_atomically(const fs::path& file, const std::string& content) {

@@ -89,6 +89,32 @@ void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vecto
                const std::vector<PointField>& point_fields,
                const std::vector<CellField>& cell_fields, const VtuOptions& options = {});
 
+/// The VTK cell types bipo writes (VTK's own numbers, vtkCellType.h).
+enum class VtkCellType : unsigned char {
+  triangle = 5,
+  quad = 9,
+  tetra = 10,
+  hexahedron = 12,
+  wedge = 13
+};
+
+/// Cells of several types in one grid: cell e has the type types[e] and the
+/// points connectivity[offsets[e]] .. connectivity[offsets[e + 1] - 1], in
+/// VTK's node order for its type. offsets starts at 0 and has one more entry
+/// than types.
+struct MixedCells {
+  std::vector<VtkCellType> types;
+  std::vector<int> offsets{0};
+  std::vector<int> connectivity;
+};
+
+/// Same as above for mixed cells (e.g. a mesh of hexahedra, wedges and
+/// tetrahedra, or a face of quadrilaterals and triangles). Also throws
+/// std::invalid_argument for inconsistent offsets.
+void write_vtu(const std::filesystem::path& file, const std::vector<Eigen::Vector3d>& points,
+               const MixedCells& cells, const std::vector<PointField>& point_fields,
+               const std::vector<CellField>& cell_fields, const VtuOptions& options = {});
+
 /// Appends the shortest decimal text that reads back as exactly `v`
 /// (std::to_chars): the number format of the CSV outputs.
 void append_number(std::string& out, double v);

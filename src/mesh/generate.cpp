@@ -435,4 +435,71 @@ void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed) {
       "without distortion");
 }
 
+namespace {
+
+void require_hexahedra_only(const Mesh& mesh, const char* what) {
+  require(mesh.wedges.empty() && mesh.tets.empty(),
+          std::string(what) + ": the mesh must consist of hexahedra only");
+}
+
+template <class Element>
+std::vector<std::size_t> consecutive_tags(const std::vector<Element>& elements) {
+  std::vector<std::size_t> tags(elements.size());
+  for (std::size_t i = 0; i < tags.size(); ++i) tags[i] = i + 1;
+  return tags;
+}
+
+// Faces of the Gmsh hexahedron, counter-clockwise seen from outside.
+constexpr std::array<std::array<int, 4>, 6> kHexFaces = {
+    {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}}};
+
+}  // namespace
+
+Mesh split_into_tetrahedra(const Mesh& hexes) {
+  require_hexahedra_only(hexes, "split_into_tetrahedra");
+  Mesh mesh;
+  mesh.nodes = hexes.nodes;
+  mesh.node_sets = hexes.node_sets;
+  mesh.tets.reserve(12 * hexes.hexes.size());
+  for (const Hex8& hex : hexes.hexes) {
+    Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+    for (const int node : hex) centre += hexes.nodes[node];
+    const int c = static_cast<int>(mesh.nodes.size());
+    mesh.nodes.push_back(centre / 8.0);
+    for (const auto& local : kHexFaces) {
+      std::array<int, 4> q{};
+      for (int k = 0; k < 4; ++k) q[k] = hex[local[k]];
+      const int lowest = static_cast<int>(std::min_element(q.begin(), q.end()) - q.begin());
+      // The diagonal through the smallest node: (q0, q2) or (q1, q3).
+      const int a = lowest % 2;
+      // Triangles (q_a, q_a+1, q_a+2) and (q_a, q_a+2, q_a+3), counter-clockwise
+      // from outside; the tetrahedron (p, r, q, centre) is then positive.
+      const int p = q[a], t1 = q[a + 1], t2 = q[(a + 2) % 4], t3 = q[(a + 3) % 4];
+      mesh.tets.push_back({p, t2, t1, c});
+      mesh.tets.push_back({p, t3, t2, c});
+    }
+  }
+  mesh.node_tags = consecutive_tags(mesh.nodes);
+  mesh.tet_tags = consecutive_tags(mesh.tets);
+  std::vector<int> all(mesh.nodes.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  mesh.node_sets["all"] = std::move(all);
+  return mesh;
+}
+
+Mesh split_into_wedges(const Mesh& hexes) {
+  require_hexahedra_only(hexes, "split_into_wedges");
+  Mesh mesh;
+  mesh.nodes = hexes.nodes;
+  mesh.node_tags = hexes.node_tags;
+  mesh.node_sets = hexes.node_sets;
+  mesh.wedges.reserve(2 * hexes.hexes.size());
+  for (const Hex8& h : hexes.hexes) {
+    mesh.wedges.push_back({h[0], h[1], h[2], h[4], h[5], h[6]});
+    mesh.wedges.push_back({h[0], h[2], h[3], h[4], h[6], h[7]});
+  }
+  mesh.wedge_tags = consecutive_tags(mesh.wedges);
+  return mesh;
+}
+
 }  // namespace bipo

@@ -67,4 +67,25 @@ namespace bipo {
 /// Throws InputError if amplitude is negative or not finite.
 void distort_interior_nodes(Mesh& mesh, double amplitude, unsigned seed);
 
+/// The hexahedral mesh `hexes` cut into 4-node tetrahedra, for tests and
+/// studies of the tetrahedron: every hexahedron gets a node at its centroid
+/// (appended after the mesh's nodes, in hexahedron order), each of its six
+/// faces is cut into two triangles along the diagonal through the face's
+/// smallest node index (so that the two hexahedra sharing a face cut it the
+/// same way: the mesh is conforming), and each triangle is joined to the
+/// centroid: 12 tetrahedra per hexahedron, in hexahedron order. The node
+/// sets are kept (the centroids join only `all`); tags are 1..n. Throws
+/// InputError if the mesh has elements other than hexahedra.
+[[nodiscard]] Mesh split_into_tetrahedra(const Mesh& hexes);
+
+/// The hexahedral mesh cut into 6-node wedges: hexahedron (0, ..., 7) gives
+/// the wedges (0, 1, 2, 4, 5, 6) and (0, 2, 3, 4, 6, 7), cutting its faces
+/// (0, 1, 2, 3) and (4, 5, 6, 7) along their diagonals 0-2 and 4-6. The
+/// result is conforming for meshes where these faces are shared only as a
+/// face 0123 of one hexahedron and 4567 of the other with the same node
+/// correspondence, as in the extruded meshes of generate_cylinder and
+/// generate_box (z layers). Same nodes and node sets; tags 1..n. Throws
+/// InputError if the mesh has elements other than hexahedra.
+[[nodiscard]] Mesh split_into_wedges(const Mesh& hexes);
+
 }  // namespace bipo

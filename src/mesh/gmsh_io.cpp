@@ -186,6 +186,9 @@ void check_writable(const Mesh& mesh, const std::string& name, double version) {
     throw InputError(msg.str());
   }
   if (mesh.hexes.empty()) throw InputError(name + ": cannot write a mesh without hexahedra");
+  if (!mesh.wedges.empty() || !mesh.tets.empty())
+    throw InputError(name + ": writing .msh supports hexahedral meshes only (this one has " +
+                     describe_elements(mesh) + ")");
   const int n = mesh.n_nodes();
   for (const Hex8& hex : mesh.hexes) {
     for (const int node : hex) {

@@ -22,6 +22,7 @@ namespace bipo {
 /// - each other node set as a discrete point entity of "Point 1" elements,
 ///   in a physical point group of the set's name.
 /// Node and hexahedron tags are node_tags / hex_tags (1..n when absent).
+/// Only hexahedral meshes: a mesh with wedges or tetrahedra is an InputError.
 /// Version 2.2 renumbers them consecutively in the mesh's order (hexahedra
 /// after the point elements): tags survive only with 4.1.
 /// `path` must be a regular file or a new path: anything else there (a

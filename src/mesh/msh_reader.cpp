@@ -62,7 +62,17 @@ constexpr std::array<ElementType, 31> kElementTypes = {
      {2, 21, "Triangle 21"},    {1, 4, "Line 4"},          {1, 5, "Line 5"},
      {1, 6, "Line 6"},          {3, 20, "Tetrahedron 20"}, {3, 35, "Tetrahedron 35"},
      {3, 56, "Tetrahedron 56"}}};
-constexpr int kHex8 = 5;
+// The volume elements bipo solves, in the mesh's element order (mesh.hpp):
+// Gmsh type and node count of each kind.
+constexpr std::array<int, 3> kVolumeType = {5, 6, 4};  // Hexahedron 8, Prism 6, Tetrahedron 4
+constexpr std::array<std::size_t, 3> kVolumeNodes = {8, 6, 4};
+
+/// Index of a volume kind in kVolumeType, or -1 for any other type.
+int volume_kind(int type) {
+  for (std::size_t k = 0; k < kVolumeType.size(); ++k)
+    if (kVolumeType[k] == type) return static_cast<int>(k);
+  return -1;
+}
 
 const ElementType* element_type(long long type) {
   if (type < 1 || type > static_cast<long long>(kElementTypes.size())) return nullptr;
@@ -228,8 +238,9 @@ struct Entity {
   int dim = 0;
   int tag = 0;
   std::vector<int> physicals;    // as Gmsh groups them: |tag|, never 0
-  std::vector<int> other_nodes;  // node positions of its elements other than hexahedra
-  std::vector<int> hexes;        // its hexahedra (indices into the parser's list)
+  std::vector<int> other_nodes;  // node positions of its elements other than volume elements
+  std::array<std::vector<int>, 3> volume;  // its volume elements of each kind (indices into
+                                           // the parser's list of that kind)
 };
 
 class Parser {
@@ -1037,11 +1048,13 @@ class Parser {
     element_tag_.push_back(tag);
     element_at_.push_back(at);
     Entity& e = entities_[static_cast<std::size_t>(entity)];
-    if (type == kHex8) {
-      e.hexes.push_back(static_cast<int>(hex_tag_.size()));
-      hex_tag_.push_back(tag);
-      hex_entity_.push_back(entity);
-      hex_nodes_.insert(hex_nodes_.end(), nodes, nodes + 8);
+    const int kind = volume_kind(type);
+    if (kind >= 0) {
+      VolumeElements& v = volume_[static_cast<std::size_t>(kind)];
+      e.volume[static_cast<std::size_t>(kind)].push_back(static_cast<int>(v.tag.size()));
+      v.tag.push_back(tag);
+      v.entity.push_back(entity);
+      v.nodes.insert(v.nodes.end(), nodes, nodes + kVolumeNodes[static_cast<std::size_t>(kind)]);
       return;
     }
     const ElementType* t = element_type(type);
@@ -1061,8 +1074,10 @@ class Parser {
   const ElementType& known_type(long long type, std::size_t at) const {
     const ElementType* t = element_type(type);
     if (t == nullptr) {
-      fail(at, ctx() + "element type " + std::to_string(type) + " is not supported: " +
-                   kKnownTypes + ", and accepts only 8-node hexahedra in the volume");
+      fail(at, ctx() + "element type " + std::to_string(type) +
+                   " is not supported: " + kKnownTypes +
+                   ", and accepts only 8-node hexahedra, 6-node prisms and 4-node tetrahedra in "
+                   "the volume");
     }
     return *t;
   }
@@ -1433,13 +1448,14 @@ class Parser {
 
   // ---------------------------------------------------------- the mesh --
 
-  /// Gmsh's order of the hexahedra: by volume entity tag, then file order
-  /// (4.1) or element tag order (2.2).
-  [[nodiscard]] std::vector<int> hex_order() const {
-    std::vector<int> order(hex_tag_.size());
+  /// Gmsh's order of the volume elements of one kind: by volume entity tag,
+  /// then file order (4.1) or element tag order (2.2).
+  [[nodiscard]] std::vector<int> volume_order(const std::vector<std::size_t>& tags,
+                                              const std::vector<int>& entities) const {
+    std::vector<int> order(tags.size());
     for (std::size_t h = 0; h < order.size(); ++h) order[h] = static_cast<int>(h);
     const auto entity_tag = [&](int h) {
-      return entities_[static_cast<std::size_t>(hex_entity_[static_cast<std::size_t>(h)])].tag;
+      return entities_[static_cast<std::size_t>(entities[static_cast<std::size_t>(h)])].tag;
     };
     if (version_ == 41) {
       const auto by_entity = [&](int a, int b) { return entity_tag(a) < entity_tag(b); };
@@ -1448,8 +1464,8 @@ class Parser {
       }
     } else {
       const auto by_entity_and_tag = [&](int a, int b) {
-        return std::pair{entity_tag(a), hex_tag_[static_cast<std::size_t>(a)]} <
-               std::pair{entity_tag(b), hex_tag_[static_cast<std::size_t>(b)]};
+        return std::pair{entity_tag(a), tags[static_cast<std::size_t>(a)]} <
+               std::pair{entity_tag(b), tags[static_cast<std::size_t>(b)]};
       };
       if (!std::is_sorted(order.begin(), order.end(), by_entity_and_tag)) {
         std::sort(order.begin(), order.end(), by_entity_and_tag);
@@ -1458,11 +1474,13 @@ class Parser {
     return order;
   }
 
-  /// A mesh of the hexahedra's nodes, numbered compactly in increasing tag
-  /// order; `compact` maps file node indices to them (-1: in no hexahedron).
+  /// A mesh of the volume elements' nodes, numbered compactly in increasing
+  /// tag order; `compact` maps file node indices to them (-1: in no volume
+  /// element).
   [[nodiscard]] Mesh nodes_in_tag_order(std::vector<int>& compact) const {
     compact.assign(node_tag_.size(), -1);
-    for (const int p : hex_nodes_) compact[static_cast<std::size_t>(p)] = 0;
+    for (const VolumeElements& v : volume_)
+      for (const int p : v.nodes) compact[static_cast<std::size_t>(p)] = 0;
     std::vector<int> used;
     for (std::size_t p = 0; p < compact.size(); ++p) {
       if (compact[p] == 0) used.push_back(static_cast<int>(p));
@@ -1485,6 +1503,24 @@ class Parser {
     return mesh;
   }
 
+  /// The elements of one volume kind, in Gmsh's order, as mesh indices.
+  template <std::size_t N>
+  void volume_elements(std::size_t kind, const std::vector<int>& compact,
+                       std::vector<std::array<int, N>>& elements,
+                       std::vector<std::size_t>& tags) const {
+    const VolumeElements& v = volume_[kind];
+    const std::vector<int> order = volume_order(v.tag, v.entity);
+    elements.resize(order.size());
+    tags.resize(order.size());
+    for (std::size_t e = 0; e < order.size(); ++e) {
+      const auto h = static_cast<std::size_t>(order[e]);
+      tags[e] = v.tag[h];
+      for (std::size_t a = 0; a < N; ++a) {
+        elements[e][a] = compact[static_cast<std::size_t>(v.nodes[N * h + a])];
+      }
+    }
+  }
+
   Mesh assemble() {
     if (!other_volume_.empty()) {
       std::string others;
@@ -1493,34 +1529,34 @@ class Parser {
                   element_type(type)->name + "\"";
       }
       throw InputError(file_ + ": the volume mesh contains " + others +
-                       "; bipo accepts only 8-node hexahedra (\"Hexahedron 8\")");
+                       "; bipo accepts only 8-node hexahedra (\"Hexahedron 8\"), 6-node prisms "
+                       "(\"Prism 6\") and 4-node tetrahedra (\"Tetrahedron 4\")");
     }
-    if (hex_tag_.empty()) {
-      throw InputError(file_ + ": the mesh has no 8-node hexahedra (\"Hexahedron 8\"); bipo " +
-                       "needs a hexahedral volume mesh");
+    if (volume_[0].tag.empty() && volume_[1].tag.empty() && volume_[2].tag.empty()) {
+      throw InputError(file_ + ": the mesh has no volume elements (8-node hexahedra, 6-node " +
+                       "prisms or 4-node tetrahedra); bipo needs a volume mesh");
     }
 
-    const std::vector<int> order = hex_order();
     std::vector<int> compact;
     Mesh mesh = nodes_in_tag_order(compact);
-    mesh.hexes.resize(order.size());
-    mesh.hex_tags.resize(order.size());
-    for (std::size_t e = 0; e < order.size(); ++e) {
-      const auto h = static_cast<std::size_t>(order[e]);
-      mesh.hex_tags[e] = hex_tag_[h];
-      for (std::size_t a = 0; a < 8; ++a) {
-        mesh.hexes[e][a] = compact[static_cast<std::size_t>(hex_nodes_[8 * h + a])];
-      }
-    }
+    volume_elements(0, compact, mesh.hexes, mesh.hex_tags);
+    volume_elements(1, compact, mesh.wedges, mesh.wedge_tags);
+    volume_elements(2, compact, mesh.tets, mesh.tet_tags);
 
     node_sets(mesh, compact);
-    check_hex_jacobians(mesh, file_);
+    check_element_jacobians(mesh, file_);
     return mesh;
   }
 
   // Every physical group becomes a node set: the nodes of the elements of
   // its entities (Gmsh's getNodesForPhysicalGroup).
   using PhysicalGroups = std::map<std::pair<int, int>, std::vector<std::size_t>>;
+
+  static std::size_t volume_references(const Entity& e) {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < kVolumeNodes.size(); ++k) n += kVolumeNodes[k] * e.volume[k].size();
+    return n;
+  }
 
   /// The physical groups, (dim, tag) -> the entities in them. An entity in
   /// many groups is copied into each: bounded, so that a small file cannot
@@ -1530,7 +1566,7 @@ class Parser {
     std::size_t references = 0;
     for (std::size_t i = 0; i < entities_.size(); ++i) {
       const Entity& e = entities_[i];
-      references += e.other_nodes.size() + 8 * e.hexes.size();
+      references += e.other_nodes.size() + volume_references(e);
       std::vector<int> physicals = e.physicals;
       std::sort(physicals.begin(), physicals.end());
       physicals.erase(std::unique(physicals.begin(), physicals.end()), physicals.end());
@@ -1539,7 +1575,7 @@ class Parser {
     std::size_t work = 0;
     for (const auto& [key, members] : groups) {
       for (const std::size_t i : members) {
-        work += entities_[i].other_nodes.size() + 8 * entities_[i].hexes.size();
+        work += entities_[i].other_nodes.size() + volume_references(entities_[i]);
       }
     }
     const std::size_t limit = 64 * references + (std::size_t{1} << 20);
@@ -1553,7 +1589,7 @@ class Parser {
   }
 
   /// The nodes of a group's entities as mesh indices (`list`, unsorted),
-  /// and those that belong to no hexahedron (`outside`, file indices).
+  /// and those that belong to no volume element (`outside`, file indices).
   void group_nodes(const std::vector<std::size_t>& members, const std::vector<int>& compact,
                    std::vector<int>& list, std::vector<int>& outside) const {
     list.clear();
@@ -1568,10 +1604,13 @@ class Parser {
           outside.push_back(p);
         }
       }
-      for (const int h : e.hexes) {
-        for (std::size_t a = 0; a < 8; ++a) {
-          list.push_back(
-              compact[static_cast<std::size_t>(hex_nodes_[8 * static_cast<std::size_t>(h) + a])]);
+      for (std::size_t k = 0; k < kVolumeNodes.size(); ++k) {
+        const std::size_t n = kVolumeNodes[k];
+        for (const int h : e.volume[k]) {
+          for (std::size_t a = 0; a < n; ++a) {
+            list.push_back(compact[static_cast<std::size_t>(
+                volume_[k].nodes[n * static_cast<std::size_t>(h) + a])]);
+          }
         }
       }
     }
@@ -1584,10 +1623,11 @@ class Parser {
     for (const int p : outside) tags.push_back(node_tag_[static_cast<std::size_t>(p)]);
     std::sort(tags.begin(), tags.end());
     tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
-    throw InputError(
-        file_ + ": physical group '" + set_name + "' (dimension " + std::to_string(dim) + ", tag " +
-        std::to_string(tag) + ") has " + std::to_string(tags.size()) +
-        " nodes that belong to no hexahedron (first: node " + std::to_string(tags.front()) + ")");
+    throw InputError(file_ + ": physical group '" + set_name + "' (dimension " +
+                     std::to_string(dim) + ", tag " + std::to_string(tag) + ") has " +
+                     std::to_string(tags.size()) +
+                     " nodes that belong to no volume element (first: node " +
+                     std::to_string(tags.front()) + ")");
   }
 
   void node_sets(Mesh& mesh, const std::vector<int>& compact) const {
@@ -1647,9 +1687,13 @@ class Parser {
 
   std::vector<std::size_t> element_tag_;  // every element, file order
   std::vector<std::size_t> element_at_;
-  std::vector<std::size_t> hex_tag_;  // the hexahedra, file order
-  std::vector<int> hex_entity_;
-  std::vector<int> hex_nodes_;               // 8 node positions per hexahedron
+  struct VolumeElements {
+    std::vector<std::size_t> tag;  // file order
+    std::vector<int> entity;
+    std::vector<int> nodes;  // kVolumeNodes[kind] node positions per element
+  };
+  std::array<VolumeElements, 3> volume_;  // hexahedra, prisms, tetrahedra
+
   std::map<int, std::size_t> other_volume_;  // volume element type -> count
 };
 

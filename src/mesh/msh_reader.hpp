@@ -87,23 +87,25 @@ inline constexpr std::uintmax_t kMaxMshFileBytes = std::uintmax_t{4} << 30;
 /// .msh fuzz target: for any bytes it returns a Mesh or throws InputError,
 /// nothing else.
 ///
-/// - The volume must consist of 8-node hexahedra only: any other 3D element
-///   type is an InputError naming the file, the Gmsh type name (e.g.
-///   "Tetrahedron 4") and the count; no hexahedra at all is an InputError.
-///   Elements of lower dimension are only used for physical groups.
-/// - Nodes are the nodes of the hexahedra, numbered compactly in increasing
-///   file tag order; node_tags / hex_tags keep the file's tags. Hexahedra
-///   come in Gmsh's order: by volume entity tag, then in file order (4.1) or
-///   in element tag order (2.2).
+/// - The volume must consist of 8-node hexahedra, 6-node prisms (wedges)
+///   and 4-node tetrahedra, in any mix: any other 3D element type is an
+///   InputError naming the file, the Gmsh type name (e.g. "Tetrahedron 10")
+///   and the count; no volume element at all is an InputError. Elements of
+///   lower dimension are only used for physical groups.
+/// - Nodes are the nodes of the volume elements, numbered compactly in
+///   increasing file tag order; node_tags / hex_tags / wedge_tags / tet_tags
+///   keep the file's tags. The elements of each kind come in Gmsh's order: by
+///   volume entity tag, then in file order (4.1) or in element tag order
+///   (2.2).
 /// - Every physical group (of any dimension) becomes a node set: the nodes of
 ///   the elements of its entities (in 2.2, an entity is an elementary tag of
 ///   a dimension, and it belongs to the physical groups of its elements, as
 ///   Gmsh reads it). Its name is the physical name, or
 ///   `physical_<dim>_<tag>` if unnamed (or named ""); groups sharing a name
-///   are merged. A group with nodes outside the hexahedra is an InputError. The
+///   are merged. A group with nodes outside the volume elements is an InputError. The
 ///   set `all` (every node) is always defined; a physical group called `all`
 ///   must contain every node.
-/// - The Jacobians are checked (check_hex_jacobians).
+/// - The Jacobians are checked (check_element_jacobians).
 [[nodiscard]] Mesh parse_msh(std::string_view bytes, const std::string& file_name);
 
 }  // namespace bipo

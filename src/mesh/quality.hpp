@@ -1,5 +1,6 @@
-// Owns geometric checks and queries on hexahedral meshes: Jacobian
-// determinants of the trilinear map, element volumes, boundary faces.
+// Owns geometric checks and queries on meshes of hexahedra, wedges and
+// tetrahedra: Jacobian determinants of the element maps, element volumes,
+// boundary faces.
 #pragma once
 
 #include <Eigen/Core>
@@ -28,6 +29,22 @@ namespace bipo {
 /// many hexahedra are bad. Also checks that node indices are in range.
 void check_hex_jacobians(const Mesh& mesh, const std::string& source);
 
+/// Smallest Jacobian determinant of wedge w (index into mesh.wedges) over its
+/// six integration points (fem/solid_elements.hpp); NaN if one of them is NaN.
+[[nodiscard]] double wedge_min_gauss_jacobian(const Mesh& mesh, int w);
+
+/// Six times the signed volume of tetrahedron t (index into mesh.tets), the
+/// (constant) Jacobian determinant of its map.
+[[nodiscard]] double tet_jacobian_det(const Mesh& mesh, int t);
+
+/// check_hex_jacobians, then the same for the wedges (at their six
+/// integration points) and the tetrahedra. A tetrahedron is also refused as
+/// degenerate when its volume is below 1e-12 times the cube of its longest
+/// edge (a flat sliver whose stiffness would be singular to rounding).
+/// The message names `source`, the element's kind and file tag, and how many
+/// elements are bad. Throws InputError for a mesh without elements.
+void check_element_jacobians(const Mesh& mesh, const std::string& source);
+
 /// The boundary quadrilateral faces (faces of exactly one hexahedron) whose
 /// four nodes all belong to `set` (node indices, any order). Each face is
 /// listed once, its nodes counter-clockwise seen from outside the body (the
@@ -36,5 +53,16 @@ void check_hex_jacobians(const Mesh& mesh, const std::string& source);
 /// eta = +1, xi = -1.
 [[nodiscard]] std::vector<std::array<int, 4>> faces_on_node_set(const Mesh& mesh,
                                                                 const std::vector<int>& set);
+
+/// The boundary faces of every element kind on a node set: quadrilaterals
+/// (of hexahedra and wedges) and triangles (of wedges and tetrahedra), each
+/// listed once, nodes counter-clockwise seen from outside. A face shared by
+/// two elements (of any kinds) is interior. `quads` is faces_on_node_set.
+struct BoundaryFaces {
+  std::vector<std::array<int, 4>> quads;
+  std::vector<std::array<int, 3>> triangles;
+};
+[[nodiscard]] BoundaryFaces boundary_faces_on_node_set(const Mesh& mesh,
+                                                       const std::vector<int>& set);
 
 }  // namespace bipo

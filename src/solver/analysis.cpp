@@ -42,7 +42,7 @@ std::vector<double> rho_overrides(const Case& c) {
 }
 
 /// A plane's normal must point into the body (SPEC 2). The body near a
-/// plane is the hexahedra that hold its contact nodes; if their centroid is
+/// plane is the elements that hold its contact nodes; if their centroid is
 /// on the plane's negative side, the normal points away from the body. (Not
 /// the gaps of the contact nodes: a face resting on the plane has g = 0
 /// either way; not the whole body's centroid: a plane may touch a hook's
@@ -53,12 +53,13 @@ void check_normals_point_into_body(const Case& c, const Mesh& mesh,
   std::vector<Eigen::Vector3d> sum(n_planes, Eigen::Vector3d::Zero());
   std::vector<int> count(n_planes, 0);
   std::vector<bool> seen(n_planes);
-  for (const Hex8& hex : mesh.hexes) {
+  for (int e = 0; e < mesh.n_elements(); ++e) {
+    const auto element = mesh.element_nodes(e);
     std::fill(seen.begin(), seen.end(), false);
     Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
-    for (int node : hex) centroid += mesh.nodes[node];
-    centroid /= 8.0;
-    for (int node : hex) {
+    for (int node : element) centroid += mesh.nodes[node];
+    centroid /= static_cast<double>(element.size());
+    for (int node : element) {
       const int plane = plane_of_node[node];
       if (plane < 0 || seen[plane]) continue;
       seen[plane] = true;
@@ -75,7 +76,7 @@ void check_normals_point_into_body(const Case& c, const Mesh& mesh,
       msg << located(c, "contact[" + std::to_string(pi) + "].plane.normal") << "the normal ("
           << cp.normal.x() << ", " << cp.normal.y() << ", " << cp.normal.z()
           << ") of contact plane '" << cp.name
-          << "' points away from the body: the hexahedra at its contact nodes (set '" << cp.set
+          << "' points away from the body: the elements at its contact nodes (set '" << cp.set
           << "') lie on its negative side (their centroid is at signed distance " << distance
           << " from the plane); the normal must point from the plane into the body";
       throw InputError(msg.str());

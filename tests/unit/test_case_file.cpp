@@ -545,7 +545,7 @@ TEST_F(CaseFile, DocumentedExamplesAreValid) {
     }
   }
   ASSERT_EQ(examples.size(), 2u);
-  std::ofstream(dir_ / "meshes" / "block.msh") << "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n";
+  std::ofstream(dir_ / "meshes" / "example2.msh") << "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n";
   const bipo::Case a = bipo::read_case(write(examples[0], "punch_A.yaml"));
   EXPECT_EQ(a.program.n_increments(), 95);
   EXPECT_EQ(a.program.n_cycles(), 6);

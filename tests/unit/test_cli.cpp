@@ -141,13 +141,14 @@ TEST_F(Cli, CheckOfBadCasesIsAnInputErrorNamingFileAndKey) {
   }
 }
 
-/// One tetrahedron in a hand-written Gmsh 2.2 file: bipo takes hexahedra only.
-TEST_F(Cli, CheckOfATetrahedralMeshIsAnInputError) {
+/// One inverted tetrahedron (nodes 2 and 3 swapped) in a hand-written Gmsh
+/// 2.2 file: an input error naming the file and the element.
+TEST_F(Cli, CheckOfAnInvertedTetrahedronIsAnInputError) {
   (void)write("tet.msh",
               "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
               "$PhysicalNames\n2\n2 1 \"bottom\"\n3 2 \"all\"\n$EndPhysicalNames\n"
               "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
-              "$Elements\n2\n1 2 2 1 1 1 2 3\n2 4 2 2 1 1 2 3 4\n$EndElements\n");
+              "$Elements\n2\n1 2 2 1 1 1 2 3\n2 4 2 2 1 1 3 2 4\n$EndElements\n");
   const fs::path c = write("tet.yaml",
                            "mesh: {file: tet.msh}\n"
                            "material: {young: 1000, poisson: 0.3}\n"
@@ -156,6 +157,7 @@ TEST_F(Cli, CheckOfATetrahedralMeshIsAnInputError) {
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_NE(o.err.find("tet.msh"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("Tetrahedron"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("tetrahedron 2 is inverted"), std::string::npos) << o.err;
 }
 
 /// A run that stops on bad input writes nothing that claims a result.

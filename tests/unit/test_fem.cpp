@@ -7,6 +7,7 @@
 #include <set>
 
 #include "fem/elasticity.hpp"
+#include "fem/solid_elements.hpp"
 #include "mesh/generate.hpp"
 
 namespace bipo {
@@ -71,6 +72,85 @@ TEST(Hex8, VonMisesOfUniaxialAndShearStress) {
   s.setZero();
   s(5) = 2.0;
   EXPECT_NEAR(von_mises(s), 2.0 * std::sqrt(3.0), 1e-14);
+}
+
+TetCoordinates skewed_tet() {
+  TetCoordinates x;
+  x << 0.1, 0.0, 0.2, 1.3, 0.1, 0.0, 0.2, 0.9, 0.1, 0.3, 0.2, 1.1;
+  return x;
+}
+
+WedgeCoordinates skewed_wedge() {
+  WedgeCoordinates x;
+  x << 0, 0, 0, 1.2, 0.1, 0.05, 0.1, 0.9, -0.05,  //
+      0.1, 0.05, 1.0, 1.3, 0.2, 1.2, 0.15, 1.0, 0.9;
+  return x;
+}
+
+/// Affine strain field u = A x: its element strain and D eps are exact for any
+/// element that passes the patch test.
+template <int N>
+Eigen::Matrix<double, 3 * N, 1> affine_field(const Eigen::Matrix<double, N, 3>& x,
+                                             const Eigen::Matrix3d& a) {
+  Eigen::Matrix<double, 3 * N, 1> u;
+  for (int n = 0; n < N; ++n) u.template segment<3>(3 * n) = a * x.row(n).transpose();
+  return u;
+}
+
+Vector6d voigt_strain(const Eigen::Matrix3d& a) {
+  Vector6d eps;
+  eps << a(0, 0), a(1, 1), a(2, 2), a(1, 2) + a(2, 1), a(0, 2) + a(2, 0), a(0, 1) + a(1, 0);
+  return eps;
+}
+
+TEST(Tet4, StiffnessHasSixRigidModesVolumeAndExactStress) {
+  const Matrix6d d = isotropic_elasticity(1000.0, 0.25);
+  const TetCoordinates x = skewed_tet();
+  const Matrix12d k = tet4_stiffness(x, d);
+  EXPECT_LT((k - k.transpose()).norm(), 1e-12 * k.norm());
+  const Eigen::SelfAdjointEigenSolver<Matrix12d> eigen(k);
+  for (int i = 0; i < 6; ++i) EXPECT_LT(std::abs(eigen.eigenvalues()(i)), 1e-10 * k.norm()) << i;
+  EXPECT_GT(eigen.eigenvalues()(6), 1e-4 * eigen.eigenvalues()(11));
+  Eigen::Matrix<double, 6, 12> b;
+  double det_j = 0.0;
+  tet4_strain_displacement(x, b, det_j);
+  // det J = (x1 - x0) . ((x2 - x0) x (x3 - x0)), six times the volume.
+  const Eigen::Vector3d e1 = (x.row(1) - x.row(0)).transpose(),
+                        e2 = (x.row(2) - x.row(0)).transpose(),
+                        e3 = (x.row(3) - x.row(0)).transpose();
+  EXPECT_NEAR(det_j, e1.dot(e2.cross(e3)), 1e-14);
+  Eigen::Matrix3d a;
+  a << 1e-3, 2e-4, -3e-4, 5e-4, -2e-3, 1e-4, -4e-4, 3e-4, 1.5e-3;
+  const Vector6d sigma = d * voigt_strain(a);
+  EXPECT_LT((tet4_stress(x, d, affine_field<4>(x, a)) - sigma).norm(), 1e-12 * sigma.norm());
+  // Energy of the affine field: u^T K u = V eps^T D eps.
+  const Vector12d u = affine_field<4>(x, a);
+  EXPECT_NEAR(u.dot(k * u), det_j / 6.0 * voigt_strain(a).dot(sigma), 1e-12 * u.dot(k * u));
+}
+
+TEST(Wedge6, StiffnessHasSixRigidModesVolumeAndExactStress) {
+  const Matrix6d d = isotropic_elasticity(1000.0, 0.25);
+  const WedgeCoordinates x = skewed_wedge();
+  const Matrix18d k = wedge6_stiffness(x, d);
+  EXPECT_LT((k - k.transpose()).norm(), 1e-12 * k.norm());
+  const Eigen::SelfAdjointEigenSolver<Matrix18d> eigen(k);
+  for (int i = 0; i < 6; ++i) EXPECT_LT(std::abs(eigen.eigenvalues()(i)), 1e-10 * k.norm()) << i;
+  EXPECT_GT(eigen.eigenvalues()(6), 1e-4 * eigen.eigenvalues()(17));  // no hourglass mode
+  // The volume of the unit right prism (triangle area 1/2, height 1) is the
+  // sum of w_g det J.
+  WedgeCoordinates unit;
+  unit << 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1;
+  Eigen::Matrix<double, 6, 18> b;
+  double det_j = 0.0, volume = 0.0;
+  for (int g = 0; g < 6; ++g) {
+    wedge6_strain_displacement(unit, wedge6_gauss_points().row(g).transpose(), b, det_j);
+    volume += det_j / 6.0;
+  }
+  EXPECT_NEAR(volume, 0.5, 1e-15);
+  Eigen::Matrix3d a;
+  a << 1e-3, 2e-4, -3e-4, 5e-4, -2e-3, 1e-4, -4e-4, 3e-4, 1.5e-3;
+  const Vector6d sigma = d * voigt_strain(a);
+  EXPECT_LT((wedge6_mean_stress(x, d, affine_field<6>(x, a)) - sigma).norm(), 1e-12 * sigma.norm());
 }
 
 TEST(Assembly, ColoursShareNoNode) {

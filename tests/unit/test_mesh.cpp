@@ -719,29 +719,115 @@ TEST(GmshIo, PhysicalGroupsOfEveryDimensionBecomeSets) {
   EXPECT_EQ(mesh.node_sets.size(), 5u);
 }
 
-TEST(GmshIo, RejectsOtherVolumeElements) {
+TEST(GmshIo, ReadsTetrahedraAndPrismsAlongsideHexahedra) {
   TempDir dir;
   const fs::path tets = dir / "tets.msh";
   write_text(tets, std::string(kHeader22) +
                        "$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n$EndNodes\n"
-                       "$Elements\n2\n1 4 2 1 1 1 2 3 4\n2 4 2 1 1 2 3 4 5\n$EndElements\n");
-  std::string msg = input_error_of([&] { (void)read_msh(tets); });
-  EXPECT_NE(msg.find(tets.string()), std::string::npos) << msg;
-  EXPECT_NE(msg.find("2 elements of type \"Tetrahedron 4\""), std::string::npos) << msg;
+                       "$Elements\n3\n1 2 2 7 2 1 2 3\n2 4 2 1 1 1 2 3 4\n3 4 2 1 1 2 3 4 5\n"
+                       "$EndElements\n");
+  Mesh mesh = read_msh(tets);
+  EXPECT_EQ(mesh.n_hexes(), 0);
+  EXPECT_EQ(mesh.n_tets(), 2);
+  EXPECT_EQ(mesh.tets[1], (Tet4{1, 2, 3, 4}));
+  EXPECT_EQ(mesh.tet_tags, (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(mesh.node_set("physical_2_7"), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(describe_elements(mesh), "2 tetrahedra");
+  // Six times the volumes: 1 and 2 (triple products).
+  EXPECT_DOUBLE_EQ(tet_jacobian_det(mesh, 0), 1.0);
+  EXPECT_DOUBLE_EQ(tet_jacobian_det(mesh, 1), 2.0);
 
+  // The cube [1, 2] x [0, 1] x [0, 1] as two prisms next to the hexahedron
+  // [0, 1]^3: conforming through the face x = 1.
   const fs::path mixed = dir / "mixed.msh";
   write_text(mixed, std::string(kHeader22) + kTwoHexNodes +
-                        "$Elements\n5\n"
-                        "1 5 2 1 1 1 2 5 4 7 8 11 10\n"
-                        "2 4 2 1 1 2 3 6 9\n"
-                        "3 4 2 1 1 2 6 5 9\n"
-                        "4 4 2 1 1 5 6 12 9\n"
-                        "5 6 2 1 1 5 6 11 8 9 12\n"
+                        "$Elements\n3\n"
+                        "7 6 2 1 1 2 3 6 8 9 12\n"
+                        "8 6 2 1 1 2 6 5 8 12 11\n"
+                        "9 5 2 1 1 1 2 5 4 7 8 11 10\n"
                         "$EndElements\n");
-  msg = input_error_of([&] { (void)read_msh(mixed); });
-  EXPECT_NE(msg.find(mixed.string()), std::string::npos) << msg;
-  EXPECT_NE(msg.find("3 elements of type \"Tetrahedron 4\""), std::string::npos) << msg;
-  EXPECT_NE(msg.find("1 elements of type \"Prism 6\""), std::string::npos) << msg;
+  mesh = read_msh(mixed);
+  EXPECT_EQ(mesh.n_elements(), 3);
+  EXPECT_EQ(mesh.hex_tags, (std::vector<std::size_t>{9}));
+  EXPECT_EQ(mesh.wedge_tags, (std::vector<std::size_t>{7, 8}));
+  EXPECT_EQ(mesh.element_kind(1), ElementKind::wedge);
+  EXPECT_EQ(mesh.element_tag(2), 8u);
+  EXPECT_EQ(describe_elements(mesh), "1 hexahedra, 2 wedges");
+  // The boundary of the 2 x 1 x 1 box: the hexahedron's 5 outer faces, 3
+  // quadrilaterals and 4 triangles of the prisms; total area 10.
+  const BoundaryFaces faces = boundary_faces_on_node_set(mesh, mesh.node_set("all"));
+  EXPECT_EQ(faces.quads.size(), 8u);
+  EXPECT_EQ(faces.triangles.size(), 4u);
+  double area = 0.0;
+  Eigen::Vector3d flux = Eigen::Vector3d::Zero();  // sum of outward area vectors: 0
+  for (const auto& q : faces.quads) {
+    const Eigen::Vector3d v =
+        0.5 * (mesh.nodes[q[2]] - mesh.nodes[q[0]]).cross(mesh.nodes[q[3]] - mesh.nodes[q[1]]);
+    area += v.norm();
+    flux += v;
+    // Outward: the face's centre minus the box's centre is along v.
+    const Eigen::Vector3d centre =
+        0.25 * (mesh.nodes[q[0]] + mesh.nodes[q[1]] + mesh.nodes[q[2]] + mesh.nodes[q[3]]);
+    EXPECT_GT(v.dot(centre - Eigen::Vector3d(1.0, 0.5, 0.5)), 0.0);
+  }
+  for (const auto& t : faces.triangles) {
+    const Eigen::Vector3d v =
+        0.5 * (mesh.nodes[t[1]] - mesh.nodes[t[0]]).cross(mesh.nodes[t[2]] - mesh.nodes[t[0]]);
+    area += v.norm();
+    flux += v;
+    const Eigen::Vector3d centre = (mesh.nodes[t[0]] + mesh.nodes[t[1]] + mesh.nodes[t[2]]) / 3.0;
+    EXPECT_GT(v.dot(centre - Eigen::Vector3d(1.0, 0.5, 0.5)), 0.0);
+  }
+  EXPECT_NEAR(area, 10.0, 1e-14);
+  EXPECT_LT(flux.norm(), 1e-14);
+}
+
+TEST(GmshIo, RejectsOtherVolumeElementsByTypeName) {
+  TempDir dir;
+  const fs::path file = dir / "pyramids.msh";
+  write_text(file, std::string(kHeader22) + kTwoHexNodes +
+                       "$Elements\n3\n"
+                       "1 5 2 1 1 1 2 5 4 7 8 11 10\n"
+                       "2 7 2 1 1 2 3 6 5 9\n"
+                       "3 11 2 1 1 1 2 3 4 5 6 7 8 9 10\n"
+                       "$EndElements\n");
+  const std::string msg = input_error_of([&] { (void)read_msh(file); });
+  EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
+  EXPECT_NE(msg.find("1 elements of type \"Pyramid 5\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("1 elements of type \"Tetrahedron 10\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("4-node tetrahedra"), std::string::npos) << msg;
+}
+
+TEST(GmshIo, RejectsInvertedAndFlatTetrahedraAndWedgesByTag) {
+  TempDir dir;
+  const std::string nodes =
+      "$Nodes\n6\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 0 1\n6 0 1 1\n"
+      "$EndNodes\n";
+  const auto error_of = [&](const std::string& name, const std::string& elements) {
+    const fs::path file = dir / name;
+    write_text(file, std::string(kHeader22) + nodes + "$Elements\n" + elements + "$EndElements\n");
+    const std::string msg = input_error_of([&] { (void)read_msh(file); });
+    EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
+    return msg;
+  };
+  // Nodes 2 and 3 swapped: negative volume.
+  std::string msg = error_of("inverted_tet.msh", "2\n4 4 2 1 1 1 2 3 4\n5 4 2 1 1 1 2 4 3\n");
+  EXPECT_NE(msg.find("tetrahedron 5 is inverted or degenerate"), std::string::npos) << msg;
+  // Four coplanar nodes (z = 0 and the point (1, 0, 0) twice over): flat.
+  msg = error_of("flat_tet.msh", "1\n9 4 2 1 1 1 2 3 2\n");
+  EXPECT_NE(msg.find("tetrahedron 9 is inverted or degenerate"), std::string::npos) << msg;
+  // A prism listed top first: every Jacobian negative.
+  msg = error_of("inverted_wedge.msh", "1\n3 6 2 1 1 4 5 6 1 2 3\n");
+  EXPECT_NE(msg.find("wedge 3 is inverted or degenerate"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Prism 6"), std::string::npos) << msg;
+  // The valid prism is read.
+  const fs::path good = dir / "wedge.msh";
+  write_text(
+      good, std::string(kHeader22) + nodes + "$Elements\n1\n3 6 2 1 1 1 2 3 4 5 6\n$EndElements\n");
+  const Mesh mesh = read_msh(good);
+  ASSERT_EQ(mesh.n_wedges(), 1);
+  // x = r, y = s, z = (1 + zeta) / 2: det J = 1/2 everywhere.
+  EXPECT_NEAR(wedge_min_gauss_jacobian(mesh, 0), 0.5, 1e-15);
 }
 
 TEST(GmshIo, RejectsAMeshWithoutHexahedra) {
@@ -751,7 +837,7 @@ TEST(GmshIo, RejectsAMeshWithoutHexahedra) {
                        "$Elements\n1\n1 3 2 1 1 1 2 5 4\n$EndElements\n");
   const std::string msg = input_error_of([&] { (void)read_msh(file); });
   EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
-  EXPECT_NE(msg.find("no 8-node hexahedra"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no volume elements"), std::string::npos) << msg;
 }
 
 TEST(GmshIo, RejectsAnInvertedHexahedronByTag) {
@@ -803,7 +889,7 @@ TEST(GmshIo, RejectsMissingUnreadableAndMalformedFiles) {
                         "$Elements\n2\n1 5 2 1 1 1 2 5 4 7 8 11 10\n2 15 2 4 2 3\n$EndElements\n");
   msg = input_error_of([&] { (void)read_msh(stray); });
   EXPECT_NE(msg.find("physical_0_4"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("belong to no hexahedron"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("belong to no volume element"), std::string::npos) << msg;
 }
 
 // ------------------------------------------------------------ punch mesh --
