@@ -27,7 +27,7 @@ What the figures show (docs/punch.md says why):
   area of the maps CSV; one colour scale for every case and both meshes.
 - The local loop at P: P's friction force against P's slip. The work of P's
   friction force over a cycle, -sum r_t . du_t over its steps, is P's
-  dissipation of the cycle (SPEC.md section 3.1: D_i = -r_t . du_t); its
+  dissipation of the cycle (docs/physics.md section 3.1: D_i = -r_t . du_t); its
   radial part is the area of the plotted loop (radial force against radial
   slip), the rest is the circumferential part.
 - The global loop: the platen's vertical force against P's radial slip. Its

@@ -1,4 +1,4 @@
-// The condensed contact problem (SPEC.md section 3.3): its shared operators
+// The condensed contact problem (docs/physics.md section 3.3): its shared operators
 // (W from S by LAPACK's Cholesky inverse) and the measure of how far a state
 // is from the law. See condensed_problem.hpp.
 #include "contact/condensed_problem.hpp"
@@ -54,7 +54,7 @@ bool CondensedContactProblem::has_non_associated_law() const {
 
 void measure_law(const std::vector<FrictionLaw>& laws, const Eigen::VectorXd& v,
                  const Eigen::VectorXd& r, double motion_scale, ContactSolveReport& report) {
-  // SPEC 3.1: G is an energy; it is scaled by the largest reaction times the
+  // physics.md 3.1: G is an energy; it is scaled by the largest reaction times the
   // increment's motion scale. G vanishes quadratically in a misaligned slip
   // direction, so the solvers also check the fixed-point residual, which is
   // linear in the error.

@@ -1,4 +1,4 @@
-// Owns the condensed contact problem of an increment as a plain value (SPEC.md
+// Owns the condensed contact problem of an increment as a plain value (docs/physics.md
 // section 3.3): find local reactions r (3m) such that, with v = q + W r the
 // local kinematics (g, du_t1, du_t2) of the m contact nodes, the law of every
 // node holds. W, the Delassus operator, is reached through a shared
@@ -51,7 +51,7 @@ class DelassusOperator {
   }
 };
 
-/// The linear system of one semi-smooth Newton step (SPEC 3.2) where W is
+/// The linear system of one semi-smooth Newton step (physics.md 3.2) where W is
 /// not formed: B_i dr_i + C_i dv_i = -F_i at every node with dv = W dr, for
 /// the derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i of the fixed-point
 /// residual F at the iterate, and the nodes' states there.
@@ -132,7 +132,7 @@ struct ContactSolveReport {
   bool converged = false;
   double scaled_certificate = 0.0;  ///< max_i G_i / (max |r| * motion scale)
   double scaled_penetration = 0.0;  ///< max(-g) / motion scale
-  double scaled_residual = 0.0;     ///< max_i |F_i| / max |r| (fixed-point residual, SPEC 3.2)
+  double scaled_residual = 0.0;  ///< max_i |F_i| / max |r| (fixed-point residual, physics.md 3.2)
 };
 
 /// Scaled certificate and penetration of kinematics v and reactions r (3m

@@ -1,4 +1,4 @@
-// Node-to-rigid-plane contact (SPEC.md section 2): frames, kinematics, nodal
+// Node-to-rigid-plane contact (docs/physics.md section 2): frames, kinematics, nodal
 // forces, the condensed operators and the increment's problem, and what is
 // done with a solution. See node_to_plane.hpp.
 #include "contact/node_to_plane.hpp"
@@ -68,7 +68,7 @@ Eigen::VectorXd NodeToPlaneContact::kinematics(const Eigen::VectorXd& u) const {
   for (int i = 0; i < n_nodes(); ++i) {
     const RigidPlane& plane = planes_[nodes_[i].plane];
     const Eigen::Vector3d ui = u.segment<3>(3 * i);
-    // SPEC 2: g = (X + u - p0 - w).n ; du_t = ((u - u_prev) - (w - w_prev)).(t1, t2)
+    // physics.md 2: g = (X + u - p0 - w).n ; du_t = ((u - u_prev) - (w - w_prev)).(t1, t2)
     v(3 * i) = (nodes_[i].position + ui - plane.point - plane.w).dot(plane.normal);
     const Eigen::Vector3d relative = (ui - u_prev_.segment<3>(3 * i)) - (plane.w - plane.w_prev);
     v.segment<2>(3 * i + 1) = tangential_components(frames_[i], relative);

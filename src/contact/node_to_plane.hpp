@@ -1,4 +1,4 @@
-// Owns node-to-rigid-plane contact (SPEC.md section 2) for a list of contact
+// Owns node-to-rigid-plane contact (docs/physics.md section 2) for a list of contact
 // nodes: each node against its plane, with its local frame, the kinematics
 // (gaps and slips) of nodal displacements, the nodal forces of reactions, the
 // condensed operators of the nodes, and the increment's contact problem as a
@@ -35,7 +35,7 @@ struct ContactNodeState {
   Eigen::Vector2d slip = Eigen::Vector2d::Zero();  ///< du_t of the increment
   ContactState state = ContactState::open;
   double f = 0.0;            ///< |r_t|_mu - r_n
-  double certificate = 0.0;  ///< G_i (SPEC 3.1)
+  double certificate = 0.0;  ///< G_i (physics.md 3.1)
   double dissipation = 0.0;  ///< D_i = -r_t . du_t
 };
 
@@ -75,7 +75,7 @@ class NodeToPlaneContact {
 
   /// Local kinematics (g, du_t1, du_t2) of every node for the given nodal
   /// displacements (3m, global components) at the end of the increment,
-  /// against the last converged ones (SPEC 2).
+  /// against the last converged ones (physics.md 2).
   [[nodiscard]] Eigen::VectorXd kinematics(const Eigen::VectorXd& u) const;
 
   /// The increment's contact problem for the free motion q (kinematics() of

@@ -1,4 +1,4 @@
-// Frame geometry of a rigid plane (SPEC.md section 2). See rigid_plane.hpp.
+// Frame geometry of a rigid plane (docs/physics.md section 2). See rigid_plane.hpp.
 #include "contact/rigid_plane.hpp"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Owns the geometry of a rigid plane (SPEC.md section 2): the plane itself
+// Owns the geometry of a rigid plane (docs/physics.md section 2): the plane itself
 // (RigidPlane), its local frame (n, t1, t2) built from the normal and the
 // principal friction direction, the friction direction given by an angle or
 // a vector, and the rotations between a frame's local components and global
@@ -73,7 +73,7 @@ template <class Block>
   return frame_i * block * frame_j.transpose();
 }
 
-/// A rigid plane (SPEC 2): point p0, unit normal n into the body, principal
+/// A rigid plane (physics.md 2): point p0, unit normal n into the body, principal
 /// friction direction t1, t2 = n x t1, its law, and its prescribed rigid
 /// displacement w at the current and at the last converged increment.
 struct RigidPlane {

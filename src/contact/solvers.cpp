@@ -1,4 +1,4 @@
-// The solvers of the condensed contact problem (SPEC.md sections 3.2, 3.3):
+// The solvers of the condensed contact problem (docs/physics.md sections 3.2, 3.3):
 // semi-smooth Newton, block Gauss-Seidel, the continuation and the cascade.
 // See solvers.hpp, and docs/architecture.md "The contact iteration".
 #include "contact/solvers.hpp"
@@ -94,7 +94,7 @@ bool reduce_slip_node(const Eigen::Matrix3d& b, const Eigen::Matrix3d& c, const 
   return true;
 }
 
-/// The round-off floor of the scaled certificate (SPEC 3.1): v = q + W r
+/// The round-off floor of the scaled certificate (physics.md 3.1): v = q + W r
 /// carries an absolute error of a few eps times the motion scale, which the
 /// slip term r_n |omega^2 du_t|_mu* of G multiplies by mu omega^2. Above
 /// mu omega^2 ~ 1e4 this exceeds a tolerance of 1e-10 (seen: 1.4e-10 at
@@ -124,7 +124,7 @@ bool has_converged(const CondensedContactProblem& problem, const Eigen::VectorXd
   return report.converged;
 }
 
-/// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (SPEC
+/// Residual F_i = r_i - proj_K(r_i - rho_i A(v_i)) of every node (physics.md
 /// 3.2), and optionally its derivatives B_i = dF_i/dr_i, C_i = dF_i/dv_i.
 void fixed_point_residual(const CondensedContactProblem& problem, const Eigen::VectorXd& v,
                           const Eigen::VectorXd& r, Eigen::VectorXd& f,
@@ -157,7 +157,7 @@ Eigen::VectorXd bonded_start(const CondensedContactProblem& problem) {
 ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::VectorXd& r,
                                  double law_tolerance, int max_iterations,
                                  ContactWorkspace& workspace) {
-  // SPEC 3.3, in order of cost:
+  // physics.md 3.3, in order of cost:
   // 1. Semi-smooth Newton on the fixed-point equations from the caller's
   //    start (fast and exact to round-off once the states settle); it gives
   //    up when its line search fails or crawls.
@@ -503,7 +503,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
 
 ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Eigen::VectorXd& r,
                                       double law_tolerance, int max_sweeps) {
-  // SPEC 3.3: block Gauss-Seidel sweeps on W. Node i sees the others frozen:
+  // physics.md 3.3: block Gauss-Seidel sweeps on W. Node i sees the others frozen:
   // v_i = q_i + sum_j W_ij r_j = (q_i + sum_{j!=i} W_ij r_j) + W_ii r_i, and
   // its one-node law is solved by the bipotential predictor-corrector.
   const int m = problem.n_nodes();

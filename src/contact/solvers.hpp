@@ -1,7 +1,7 @@
-// Owns the solvers of the condensed contact problem (SPEC.md section 3.3), as
+// Owns the solvers of the condensed contact problem (docs/physics.md section 3.3), as
 // free functions over a CondensedContactProblem in the manner of the fc3d
 // solvers of the frictional-contact literature: semi-smooth Newton on the
-// per-node fixed-point equations (SPEC 3.2), block Gauss-Seidel sweeps of the
+// per-node fixed-point equations (physics.md 3.2), block Gauss-Seidel sweeps of the
 // one-node law, the continuation in the sliding coefficients, and the cascade
 // that chains them (solve_contact). None holds state between calls except
 // what the caller passes in a ContactWorkspace. docs/architecture.md, "The
@@ -37,7 +37,7 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
                                  double law_tolerance, int max_iterations,
                                  ContactWorkspace& workspace);
 
-/// Semi-smooth Newton on F_i = r_i - proj_K(r_i - rho_i A(v_i)) = 0 (SPEC
+/// Semi-smooth Newton on F_i = r_i - proj_K(r_i - rho_i A(v_i)) = 0 (physics.md
 /// 3.2, in the law's scaled variables: node_residual in contact/law), with a
 /// backtracking line search on |F|; stops when the line search fails or
 /// crawls, or after max_iterations steps.
@@ -45,7 +45,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
                                            Eigen::VectorXd& r, double law_tolerance,
                                            int max_iterations, ContactWorkspace& workspace);
 
-/// Block Gauss-Seidel sweeps (SPEC 3.3): node by node, the one-node law
+/// Block Gauss-Seidel sweeps (physics.md 3.3): node by node, the one-node law
 /// (solve_node_law) with the other nodes frozen. Throws NumericalError on a
 /// non-finite iterate.
 ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Eigen::VectorXd& r,

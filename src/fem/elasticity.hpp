@@ -1,7 +1,7 @@
 // Owns the global linear-elastic system of a mesh of hexahedra, wedges and
 // tetrahedra (any mix; fem/hex8.hpp, fem/solid_elements.hpp): the sparse
 // stiffness K (3 dofs per node, dof = 3 * node + component), assembled once
-// (SPEC.md section 1), its partition into free and prescribed dofs for
+// (docs/physics.md section 1), its partition into free and prescribed dofs for
 // Dirichlet conditions by elimination, and the post-processed stresses.
 #pragma once
 

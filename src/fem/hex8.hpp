@@ -1,4 +1,4 @@
-// Owns the trilinear 8-node hexahedron (SPEC.md section 1): shape function
+// Owns the trilinear 8-node hexahedron (docs/physics.md section 1): shape function
 // derivatives, the strain-displacement matrix, the 2x2x2 Gauss element
 // stiffness and stresses, and the isotropic elasticity matrix. Fixed-size
 // Eigen types only: nothing here allocates.

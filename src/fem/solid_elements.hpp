@@ -1,4 +1,4 @@
-// Owns the linear 4-node tetrahedron and the linear 6-node wedge (SPEC.md
+// Owns the linear 4-node tetrahedron and the linear 6-node wedge (docs/physics.md
 // section 1), next to the trilinear hexahedron of hex8.hpp: shape function
 // derivatives, strain-displacement matrices, element stiffness and the
 // element's stress. Fixed-size Eigen types only: nothing here allocates.

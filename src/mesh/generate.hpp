@@ -9,7 +9,7 @@
 
 namespace bipo {
 
-/// The punch cylinder of SPEC.md section 4 as an O-grid, axis z, from z = 0 to
+/// The punch cylinder of docs/physics.md section 4 as an O-grid, axis z, from z = 0 to
 /// z = height.
 ///
 /// Cross-section: a central square block of core x core elements with

@@ -32,7 +32,7 @@ using Tet4 = std::array<int, 4>;
 /// The kinds of volume element, in the order the mesh numbers them.
 enum class ElementKind { hexahedron, wedge, tetrahedron };
 
-/// A mesh of volume elements with named node sets (SPEC.md section 1).
+/// A mesh of volume elements with named node sets (docs/physics.md section 1).
 ///
 /// Elements are numbered hexahedra first, then wedges, then tetrahedra:
 /// element e < n_hexes() is hexes[e], and so on. Every per-element result

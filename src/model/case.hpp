@@ -25,7 +25,7 @@ struct MeshSource {
   bool operator==(const MeshSource&) const = default;
 };
 
-/// Linear isotropic elasticity (SPEC.md section 1).
+/// Linear isotropic elasticity (docs/physics.md section 1).
 struct Material {
   double young = 0.0;    ///< E > 0 [stress units, e.g. MPa]
   double poisson = 0.0;  ///< -1 < nu < 0.5
@@ -46,12 +46,12 @@ struct NodalLoad {
   std::optional<LoadProgram> program;
 };
 
-/// Friction law parameters, SPEC.md section 3 (mu = diag(mu1, mu2), p = diag(p1, p2)).
+/// Friction law parameters, docs/physics.md section 3 (mu = diag(mu1, mu2), p = diag(p1, p2)).
 struct FrictionParams {
   double mu1 = 0.0, mu2 = 0.0, p1 = 0.0, p2 = 0.0;
 };
 
-/// A rigid plane in contact with a named node set (SPEC.md section 2).
+/// A rigid plane in contact with a named node set (docs/physics.md section 2).
 struct ContactPlane {
   std::string name;
   std::string set;                                       ///< contact node set
@@ -69,7 +69,7 @@ struct ContactPlane {
 /// factorization; automatic picks by the number of contact nodes.
 enum class ContactSolverChoice { automatic, dense, sparse };
 
-/// Tolerances and limits of the increment loop (SPEC.md section 3.3).
+/// Tolerances and limits of the increment loop (docs/physics.md section 3.3).
 struct SolverSettings {
   double force_tolerance = 1e-10;   ///< equilibrium residual / reference force
   double law_tolerance = 1e-10;     ///< max_i G_i / (max r_n * max |du| ) scaled certificate

@@ -1,4 +1,4 @@
-// Owns the load programs of an analysis (SPEC.md section 4): piecewise linear
+// Owns the load programs of an analysis (docs/physics.md section 4): piecewise linear
 // factors of the increment number, with the cycles of `repeat` blocks. The
 // case reader builds them; the solver evaluates them.
 #pragma once

@@ -41,7 +41,7 @@ std::vector<double> rho_overrides(const Case& c) {
   return rho_override;
 }
 
-/// A plane's normal must point into the body (SPEC 2). The body near a
+/// A plane's normal must point into the body (physics.md 2). The body near a
 /// plane is the elements that hold its contact nodes; if their centroid is
 /// on the plane's negative side, the normal points away from the body. (Not
 /// the gaps of the contact nodes: a face resting on the plane has g = 0
@@ -293,7 +293,7 @@ void Analysis::share_setup_from(const Analysis& donor, const std::vector<double>
   contact_->set_condensed_operators(donor.contact_->condensed_operators(), rho_override);
 }
 
-/// The stiffness, once (SPEC 1).
+/// The stiffness, once (physics.md 1).
 void Analysis::assemble_and_split_stiffness() {
   if (!solver_) solver_ = make_cholmod_solver();
   auto start = std::chrono::steady_clock::now();
@@ -308,7 +308,7 @@ void Analysis::assemble_and_split_stiffness() {
 void Analysis::condense_contact_operators(const std::vector<double>& rho_override) {
   const int m = contact_->n_nodes();
   // One factorization, which also condenses K onto the contact dofs: S_xyz
-  // is the stiffness the body offers at the contact nodes (SPEC 3.3).
+  // is the stiffness the body offers at the contact nodes (physics.md 3.3).
   auto start = std::chrono::steady_clock::now();
   // The free contact dofs, and where each sits among the 3m (a held one
   // is not a free dof).
@@ -630,7 +630,7 @@ void Analysis::recover_displacements(Increment& inc) {
   if (!u.allFinite()) throw NumericalError("non-finite displacements");
 }
 
-// Equilibrium (SPEC 3.3): K u - f_ext - C^T r vanishes on the free dofs;
+// Equilibrium (physics.md 3.3): K u - f_ext - C^T r vanishes on the free dofs;
 // on the prescribed ones it is the reaction of the supports. Its reference
 // force is the largest of |f_ext|, |C^T r| and |K| |u| (max norms; |K| the
 // largest row sum of |K_ij|): a bound of the terms whose sum is K u, hence
@@ -663,7 +663,7 @@ void Analysis::check_equilibrium(Increment& inc) const {
     for (int dof : condition_dofs_[ci]) result.dirichlet_reactions[ci](dof % 3) += residual(dof);
 }
 
-/// The law certificate on the recovered displacements (SPEC 3.1), then the
+/// The law certificate on the recovered displacements (physics.md 3.1), then the
 /// per-node states on them.
 void Analysis::check_law_on_recovered(Increment& inc) {
   StepResult& result = inc.result;

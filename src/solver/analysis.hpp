@@ -1,4 +1,4 @@
-// Owns one quasi-static analysis (SPEC.md sections 1-3): the partitioned
+// Owns one quasi-static analysis (docs/physics.md sections 1-3): the partitioned
 // stiffness factorized once, the contact module with its Delassus operator,
 // and the converged state. The set-up validates and partitions, finds the
 // contact nodes, assembles, factorizes and condenses (or shares another
@@ -39,7 +39,7 @@ struct StepResult {
   /// preconditioner and GMRES iterations in this step.
   long contact_factorizations = 0, contact_linear_iterations = 0;
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
-  double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (SPEC 3.1), on the recovered u
+  double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (physics.md 3.1), on the recovered u
   double scaled_penetration = 0.0;
   std::vector<Eigen::Vector3d> dirichlet_reactions;         ///< total force per boundary condition
   Eigen::Vector3d contact_force = Eigen::Vector3d::Zero();  ///< sum of r_i, global components

@@ -1,7 +1,7 @@
 // Owns the sparse Delassus operator (issue 13): W of the contact nodes
 // applied through the factorization of K_ff and never formed, so that memory
 // grows like the mesh and not like the square of the contact zone; and the
-// semi-smooth Newton steps of the contact problem (SPEC.md 3.2) solved on the
+// semi-smooth Newton steps of the contact problem (docs/physics.md 3.2) solved on the
 // sparse stiffness. docs/architecture.md, "The sparse contact path", says
 // why the step is solved the way it is.
 #pragma once

@@ -73,7 +73,7 @@ void run_update(benchmark::State& state, const FrictionLaw& law) {
 }
 
 void BM_ProjectionIsotropic(benchmark::State& state) {
-  run_projection(state, FrictionLaw::isotropic(0.2));  // SPEC 4, case A
+  run_projection(state, FrictionLaw::isotropic(0.2));  // physics.md 4, case A
 }
 void BM_ProjectionOrthotropic(benchmark::State& state) {
   run_projection(state, FrictionLaw::orthotropic(0.3, 0.15, 0.05, 0.2));  // case C

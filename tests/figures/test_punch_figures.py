@@ -10,7 +10,7 @@ script derives from the CSV results:
    -sum r_t . du_t from probes/P.csv (force and slip increments as the probe
    reports them), equals P's dissipation of the cycle, the `dissipation_cycle`
    of P's node in the map at the end of the cycle (maps/step_*.csv). It is the
-   same sum of the same per-step products (SPEC.md section 3.1,
+   same sum of the same per-step products (docs/physics.md section 3.1,
    D_i = -r_t . du_t, the end-of-step force times the step's slip, which is
    how the script integrates the loop too): the tolerance, 1e-9 of P's
    first-loading dissipation, covers the round-off of the CSV's 17 digits,

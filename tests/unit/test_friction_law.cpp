@@ -1,4 +1,4 @@
-// Unit tests of the per-node contact law (contact/law/, SPEC.md section 3):
+// Unit tests of the per-node contact law (contact/law/, docs/physics.md section 3):
 // parameters, cone projection against exact truths and an independent long double
 // reference, the predictor-corrector's fixed points, the bipotential certificate
 // (including the Coulomb graph of the first seed paper), the predictor A(v)
@@ -60,7 +60,7 @@ Vector3d cone_normal(const Vector3d& r, double mu1, double mu2) {
 }
 
 /// Independent slow projection onto K_mu: bisection on the multiplier gamma of
-/// SPEC 3.2 in long double, on SPEC's squared equation multiplied by (1 - gamma)^2:
+/// physics.md 3.2 in long double, on physics.md's squared equation multiplied by (1 - gamma)^2:
 ///   h(gamma) = (1-gamma)^2 sum_k mu_k^2 tau_k^2 / (mu_k^2 + gamma)^2 - tau_n^2,
 /// which is decreasing on [0, 1] (tau_n > 0) and increasing on [1, inf) (tau_n < 0).
 Vector3d reference_projection(const Vector3d& tau, double mu1d, double mu2d) {
@@ -95,7 +95,7 @@ Vector3d reference_projection(const Vector3d& tau, double mu1d, double mu2d) {
     g = (lo + hi) / 2;
   }
   const LD r1 = t1 * A1 / (A1 + g), r2 = t2 * A2 / (A2 + g);
-  // SPEC's r_n = tau_n / (1 - gamma), except where 1 - gamma vanishes.
+  // physics.md's r_n = tau_n / (1 - gamma), except where 1 - gamma vanishes.
   const LD rn = (std::fabs(1 - g) > 1e-6L)
                     ? tn / (1 - g)
                     : std::sqrt((r1 / mu1) * (r1 / mu1) + (r2 / mu2) * (r2 / mu2));
@@ -157,7 +157,7 @@ void random_mu(Sampler& s, double& mu1, double& mu2) {
 // Parameters
 
 TEST(FrictionLawParams, AccessorsAndDerivedQuantities) {
-  const FrictionLaw c = FrictionLaw::orthotropic(0.3, 0.15, 0.05, 0.2);  // SPEC 4, case C
+  const FrictionLaw c = FrictionLaw::orthotropic(0.3, 0.15, 0.05, 0.2);  // physics.md 4, case C
   EXPECT_EQ(c.mu1(), 0.3);
   EXPECT_EQ(c.mu2(), 0.15);
   EXPECT_EQ(c.p1(), 0.05);
@@ -270,7 +270,7 @@ TEST(FrictionLawParams, NormsAreDualAndFrictionFunctionValues) {
 }
 
 // ---------------------------------------------------------------------------
-// Projection onto K_mu (SPEC 3.2)
+// Projection onto K_mu (physics.md 3.2)
 
 TEST(FrictionProjection, KnownValues) {
   const FrictionLaw iso = FrictionLaw::isotropic(1.0);
@@ -437,7 +437,7 @@ TEST(FrictionProjection, GeneralPathClosedFormAndFrictionlessAgree) {
     const double mu = s.log_uniform(1e-2, 1e2);
     const Vector3d tau = random_tau(s, mu, mu);
     const double nt = tau.norm();
-    // Ferrari + Newton on a circular cone == the closed form of SPEC 3.2.
+    // Ferrari + Newton on a circular cone == the closed form of physics.md 3.2.
     const Vector3d closed = detail::project_onto_cone_circular(tau, mu).r;
     const detail::GeneralProjection gen = detail::project_onto_cone_general(tau, mu, mu);
     ASSERT_LE((gen.r - closed).norm(), 1e-12 * nt)
@@ -480,7 +480,7 @@ TEST(FrictionProjection, FerrariStartsThePolishAndNewtonFinishesFast) {
   EXPECT_NEAR(got[2], 0.0, 1e-12);
   EXPECT_NEAR(got[3], 4.0, 1e-12);
 
-  // On the SPEC 4 cases, for generic slip samples Ferrari's root is used and
+  // On the physics.md 4 cases, for generic slip samples Ferrari's root is used and
   // the Newton polish takes at most a few steps.
   Sampler s(3);
   int n_slip = 0, n_ferrari = 0, max_steps = 0;
@@ -504,7 +504,7 @@ TEST(FrictionProjection, FerrariStartsThePolishAndNewtonFinishesFast) {
 }
 
 // ---------------------------------------------------------------------------
-// The predictor-corrector: fixed point iff the law holds (SPEC 3.2)
+// The predictor-corrector: fixed point iff the law holds (physics.md 3.2)
 
 struct RandomLaw {
   double mu1, mu2, p1, p2;
@@ -520,12 +520,12 @@ RandomLaw random_law(Sampler& s) {
   return l;
 }
 
-/// |r_t|_p = sqrt((r_t1/p1)^2 + (r_t2/p2)^2), the sliding potential of SPEC 3.
+/// |r_t|_p = sqrt((r_t1/p1)^2 + (r_t2/p2)^2), the sliding potential of physics.md 3.
 double norm_p(const Vector2d& rt, double p1, double p2) {
   return std::sqrt((rt(0) / p1) * (rt(0) / p1) + (rt(1) / p2) * (rt(1) / p2));
 }
 
-/// |tau| of the predictor (SPEC 3.2): the corrector is exact to round-off of
+/// |tau| of the predictor (physics.md 3.2): the corrector is exact to round-off of
 /// this size, so fixed points are checked relative to max(|r|, |tau|).
 double predictor_norm(const Vector3d& r, double g, const Vector2d& du, double rho,
                       const FrictionLaw& law) {
@@ -566,7 +566,7 @@ TEST(FrictionUpdate, EachBranchOfTheLawIsAFixedPoint) {
       ASSERT_LE((p.r - r).norm(), 1e-12 * std::max(r.norm(), predictor_norm(r, 0.0, du, rho, law)))
           << "rho " << rho << " lambda " << lambda << " r " << r.transpose();
       // ... and in the associated direction (-lambda mu^-2 r_t) it is not, unless
-      // p is proportional to mu: the non-associated rule matters (SPEC 3).
+      // p is proportional to mu: the non-associated rule matters (physics.md 3).
       const double nm = law.norm_mu(r.tail<2>());
       const Vector2d du_assoc(-lambda * r(1) / (l.mu1 * l.mu1 * nm),
                               -lambda * r(2) / (l.mu2 * l.mu2 * nm));
@@ -699,7 +699,7 @@ TEST(FrictionScaledUpdate, EachBranchOfTheLawIsAFixedPoint) {
 }
 
 TEST(FrictionScaledUpdate, IsSpecUpdateBitForBitWhenUnscaled) {
-  // Associated laws with mu <= 1 (and frictionless): SPEC 3.2 as written.
+  // Associated laws with mu <= 1 (and frictionless): physics.md 3.2 as written.
   Sampler s(41);
   for (int i = 0; i < 20000; ++i) {
     const double mu1 = s.log_uniform(0.05, 1.0), mu2 = s.log_uniform(0.05, 1.0);
@@ -786,7 +786,7 @@ TEST(FrictionScaledUpdate, StickResidualSeesAGapBelowTheUlpOfTheReaction) {
 }
 
 // ---------------------------------------------------------------------------
-// The bipotential certificate (SPEC 3.1)
+// The bipotential certificate (physics.md 3.1)
 
 TEST(FrictionPredictor, KinematicPartIsSpecFormula) {
   // A(v) = (g + |omega^2 du_t|_mu*, omega^2 du_t), written out by hand.
@@ -900,10 +900,10 @@ TEST(FrictionCertificate, CoulombGraphOfTheBipotentialPaper) {
   // It is written for pairs (x, y) with x = (x_n, x_t), y = (y_n, y_t):
   //   separation  x_n < 0, y = 0;   sticking  x = 0, |y_t| <= mu y_n;
   //   sliding     x_n = 0, x_t != 0, y_t = mu y_n x_t / |x_t|.
-  // SPEC 3.1 writes the bipotential as b(-(g, x_t), r): the paper's x is minus
-  // SPEC's kinematics and its y is SPEC's reaction, so
+  // physics.md 3.1 writes the bipotential as b(-(g, x_t), r): the paper's x is minus
+  // physics.md's kinematics and its y is physics.md's reaction, so
   //   g = -x_n,  du_t = -x_t  (omega = 1 for isotropic friction),  r = (y_n, y_t).
-  // (Sliding: du_t = -x_t is opposite to r_t = y_t, SPEC's rule with p = mu.)
+  // (Sliding: du_t = -x_t is opposite to r_t = y_t, physics.md's rule with p = mu.)
   Sampler s(53);
   for (int i = 0; i < 200000; ++i) {
     const double mu = s.log_uniform(0.01, 2.0);
@@ -938,7 +938,7 @@ TEST(FrictionCertificate, CoulombGraphOfTheBipotentialPaper) {
       ASSERT_LE((bipotential_update(r, 0.0, du, rho, law).r - r).norm(),
                 1e-13 * std::max(r.norm(), predictor_norm(r, 0.0, du, rho, law)));
       // The same pair with the paper's sign of x_t taken literally as du_t is
-      // not on SPEC's graph: the mapping's minus sign matters.
+      // not on physics.md's graph: the mapping's minus sign matters.
       ASSERT_GT(law_certificate(r, 0.0, xt, law), 1.9 * mu * yn * xt.norm());
     }
   }
@@ -960,7 +960,7 @@ TEST(FrictionLocal, AutomaticRho) {
   // A non-associated law with p > 1: beta = 4.
   const FrictionLaw big = FrictionLaw::orthotropic(2.0, 1.0, 4.0, 0.5);
   EXPECT_NEAR(automatic_rho(W, big) * 5.0 * 16.0, 1.0, 1e-15);
-  // An associated law with mu <= 1 keeps SPEC's rule: 1 / lambda_max(D^1/2 W D^1/2).
+  // An associated law with mu <= 1 keeps physics.md's rule: 1 / lambda_max(D^1/2 W D^1/2).
   const FrictionLaw b = FrictionLaw::orthotropic(0.3, 0.15, 0.3, 0.15);
   EXPECT_NEAR(automatic_rho(W, b), 1.0 / 5.0, 1e-15);
   // A full W: compare with the largest eigenvalue computed another way (power iteration).

@@ -1,10 +1,10 @@
 // The condensed contact problem (NodeToPlaneContact::problem) and its solvers
-// (contact/solvers.hpp; SPEC 3.2, 3.3) on a synthetic SPD condensed stiffness with open, stick and
-// slip nodes at once, for the three kinds of law: the semi-smooth Newton iteration must reach the
-// law at every node (checked independently with the certificate G of SPEC 3.1, the cone and the
-// gap), and for associated laws, whose increment problem has a unique solution, agree with the
-// Gauss-Seidel sweeps; the continuation from the associated law must reach the non-associated one,
-// and so must the cascade that chains them; a copy of a problem shares its
+// (contact/solvers.hpp; physics.md 3.2, 3.3) on a synthetic SPD condensed stiffness with open,
+// stick and slip nodes at once, for the three kinds of law: the semi-smooth Newton iteration must
+// reach the law at every node (checked independently with the certificate G of physics.md 3.1, the
+// cone and the gap), and for associated laws, whose increment problem has a unique solution, agree
+// with the Gauss-Seidel sweeps; the continuation from the associated law must reach the
+// non-associated one, and so must the cascade that chains them; a copy of a problem shares its
 // operators.
 #include <gtest/gtest.h>
 
@@ -55,7 +55,7 @@ Eigen::VectorXd free_motion() {
 }
 
 /// Checks the law at every node independently of the solver's own test:
-/// G_i (SPEC 3.1) scaled by max|r| and the motion scale, the reaction in the
+/// G_i (physics.md 3.1) scaled by max|r| and the motion scale, the reaction in the
 /// cone, no penetration; and that all three states occur.
 void expect_law_holds(const NodeToPlaneContact& contact, const FrictionLaw& law,
                       const Eigen::VectorXd& q, const Eigen::VectorXd& r) {

@@ -1,4 +1,4 @@
-// Frame geometry of a rigid plane (contact/rigid_plane.hpp, SPEC.md section
+// Frame geometry of a rigid plane (contact/rigid_plane.hpp, docs/physics.md section
 // 2): frames are right-handed orthonormal with rows n, t1, t2; the reference
 // direction and the direction at an angle follow docs/case-file.md
 // (contact[].direction); the rotations to and from global axes invert each

@@ -1,9 +1,9 @@
 // Verification of the frictional contact solver (issue 4) against exact
 // answers: limits that reduce to linear problems (mu = 0: roller; huge mu:
 // clamped), full sliding of a block (isotropic and orthotropic
-// non-associated, SPEC 3), and the discrete energy identity of a
+// non-associated, physics.md 3), and the discrete energy identity of a
 // load-unload cycle. Every converged step must also satisfy the law
-// certificate (SPEC 3.1) at every node.
+// certificate (physics.md 3.1) at every node.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -144,7 +144,7 @@ TEST(ContactSolver, SlidingBlockIsotropicReachesMuN) {
 
 TEST(ContactSolver, SlidingBlockOrthotropicNonAssociatedFollowsSlidingRule) {
   const Mesh mesh = generate_box({-1, -1, 0}, {1, 1, 1}, 4, 4, 2);
-  const FrictionParams law{0.3, 0.15, 0.05, 0.2};  // case C of SPEC 4
+  const FrictionParams law{0.3, 0.15, 0.05, 0.2};  // case C of physics.md 4
   const Eigen::Vector2d direction = Eigen::Vector2d(std::cos(0.5), std::sin(0.5));
   Analysis analysis(sliding_block_case(0.03 * direction, law), mesh);
   StepResult last;
@@ -155,7 +155,7 @@ TEST(ContactSolver, SlidingBlockOrthotropicNonAssociatedFollowsSlidingRule) {
   ASSERT_EQ(last.n_slip, static_cast<int>(mesh.node_set("zmin").size()));
   // Full sliding is a rigid translation along `direction`, so every node
   // slips along it; the sliding rule du_t = -lambda p^-2 r_t / |r_t|_p
-  // (SPEC 3) then fixes r_t = -r_n p^2 d / |p^2 d|_mu on the elliptic cone.
+  // (physics.md 3) then fixes r_t = -r_n p^2 d / |p^2 d|_mu on the elliptic cone.
   const Eigen::Vector2d p2d(law.p1 * law.p1 * direction.x(), law.p2 * law.p2 * direction.y());
   const double norm_mu = std::hypot(p2d.x() / law.mu1, p2d.y() / law.mu2);
   const double n_total = last.contact_normal_force;

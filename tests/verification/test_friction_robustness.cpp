@@ -6,7 +6,7 @@
 // associated and non-associated laws (case C's ratios scaled to mu), the
 // plane fixed or moving tangentially. Every increment must converge without
 // a cut and without Gauss-Seidel sweeps, in at most 20 Newton steps. The
-// truths are independent of the solver: the certificate of SPEC 3.1 and the
+// truths are independent of the solver: the certificate of physics.md 3.1 and the
 // admissibility of the reactions, computed here from the recovered
 // displacements and the plane's motion; and for mu = 1e6 the body with its
 // contact face prescribed to the plane's motion (bonded), whose reactions
@@ -106,7 +106,7 @@ const Mesh& seed_punch() {
   return mesh;
 }
 
-/// SPEC 3.1 on the recovered state of one increment, computed here: gap and
+/// physics.md 3.1 on the recovered state of one increment, computed here: gap and
 /// slip from the displacements and the plane's motion (n = z, t1 = x,
 /// t2 = y), the certificate G_i = r_n |omega^2 du_t|_mu* + (omega^2 du_t).r_t
 /// + g r_n scaled by max |r| times the increment's imposed motion, and the

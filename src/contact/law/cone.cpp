@@ -1,4 +1,4 @@
-// The friction cone K_mu (SPEC.md section 3.2): projection onto it (circular
+// The friction cone K_mu (docs/physics.md section 3.2): projection onto it (circular
 // closed form, general Ferrari + Newton path), its derivative, the exactly
 // admissible reaction and the friction function. See cone.hpp, and
 // docs/contact-law.md for the algorithms.
@@ -17,11 +17,11 @@ using law_detail::norm2;
 
 namespace {
 
-/// The secular function of the general projection (SPEC 3.2) in the
+/// The secular function of the general projection (physics.md 3.2) in the
 /// multiplier gamma, written without the singularity at gamma = 1:
 ///   E(gamma) = (1 - gamma) |r_t(gamma)|_mu - tau_n,
 ///   r_tk(gamma) = tau_tk mu_k^2 / (mu_k^2 + gamma).
-/// On the root r_n = tau_n / (1 - gamma) = |r_t|_mu, which is SPEC's equation
+/// On the root r_n = tau_n / (1 - gamma) = |r_t|_mu, which is physics.md's equation
 /// before squaring. E is continuous and strictly decreasing on gamma >= 0:
 ///   E'(gamma) = -(1/N) sum_k a_k (1 + A_k) / (A_k + gamma)^3,
 /// with A_k = mu_k^2, a_k = A_k tau_tk^2 and N = |r_t(gamma)|_mu.
@@ -145,7 +145,7 @@ bool solve_quartic_ferrari(double c4, double c3, double c2, double c1, double c0
 }  // namespace detail
 
 // ---------------------------------------------------------------------------
-// Projection onto K_mu (SPEC 3.2)
+// Projection onto K_mu (physics.md 3.2)
 
 namespace {
 
@@ -185,7 +185,7 @@ Bracket secular_bracket(double D, double tn, double Amin, double Amax) {
   return {g_lo, g_hi};
 }
 
-/// c4..c0 of SPEC's secular equation cleared of denominators:
+/// c4..c0 of physics.md's secular equation cleared of denominators:
 ///   a1 (1-g)^2 (A2+g)^2 + a2 (1-g)^2 (A1+g)^2 - tau_n^2 (A1+g)^2 (A2+g)^2 = 0,
 /// a quartic in gamma solved by Ferrari's method as in the source paper.
 void secular_quartic(const Secular& sec, double c[5]) {
@@ -277,7 +277,7 @@ detail::GeneralProjection slip_projection(const ScaledTau& s, double mu1, double
 namespace detail {
 
 ConeProjection project_onto_cone_circular(const Eigen::Vector3d& tau, double mu) {
-  // Circular cone |r_t| <= mu r_n: closed form of SPEC 3.2.
+  // Circular cone |r_t| <= mu r_n: closed form of physics.md 3.2.
   int ex = 0;
   Eigen::Vector3d t = tau;
   const double big = tau.cwiseAbs().maxCoeff();
@@ -310,7 +310,7 @@ GeneralProjection project_onto_cone_general(const Eigen::Vector3d& tau, double m
   if (ndual <= -s.tn) return {Eigen::Vector3d::Zero(), ContactState::open, 0, false};
 
   // Slip: r_tk = tau_tk A_k / (A_k + gamma), r_n = |r_t|_mu, gamma >= 0 the root of
-  // the secular equation (SPEC 3.2), started from Ferrari's root of the quartic
+  // the secular equation (physics.md 3.2), started from Ferrari's root of the quartic
   // and polished by Newton.
   const double A1 = mu1 * mu1, A2 = mu2 * mu2;
   const double Amin = std::min(A1, A2), Amax = std::max(A1, A2);

@@ -1,4 +1,4 @@
-// Owns the friction cone K_mu = { r : |r_t|_mu <= r_n } of a law (SPEC.md
+// Owns the friction cone K_mu = { r : |r_t|_mu <= r_n } of a law (docs/physics.md
 // section 3.2) as pure functions: the Euclidean projection onto it, the
 // projection's derivative (for Newton), the exactly admissible reaction and
 // the friction function. Nothing here allocates on the heap.
@@ -16,7 +16,7 @@ struct ConeProjection {
   ContactState state;
 };
 
-/// Euclidean projection of tau onto K_mu = { r : |r_t|_mu <= r_n } (SPEC 3.2).
+/// Euclidean projection of tau onto K_mu = { r : |r_t|_mu <= r_n } (physics.md 3.2).
 /// state: inside -> stick, polar cone -> open, cone surface -> slip.
 /// Frictionless: r = (max(tau_n, 0), 0, 0), state slip if tau_n > 0 (contact
 /// with free sliding), open otherwise. Finite output for every finite input.
@@ -39,7 +39,7 @@ struct ConeProjection {
 /// may move by a few ulps.
 [[nodiscard]] Eigen::Vector3d admissible_reaction(const Eigen::Vector3d& r, const FrictionLaw& law);
 
-/// f = |r_t|_mu - r_n (SPEC 4: f < 0 stick, f = 0 slip). Frictionless: -r_n
+/// f = |r_t|_mu - r_n (physics.md 4: f < 0 stick, f = 0 slip). Frictionless: -r_n
 /// (the law forces r_t = 0, so r_t is ignored rather than giving +infinity).
 [[nodiscard]] double friction_function(const Eigen::Vector3d& r, const FrictionLaw& law);
 
@@ -59,7 +59,7 @@ struct GeneralProjection {
 [[nodiscard]] GeneralProjection project_onto_cone_general(const Eigen::Vector3d& tau, double mu1,
                                                           double mu2);
 
-/// The closed form for a circular cone |r_t| <= mu r_n (SPEC 3.2), mu > 0.
+/// The closed form for a circular cone |r_t| <= mu r_n (physics.md 3.2), mu > 0.
 [[nodiscard]] ConeProjection project_onto_cone_circular(const Eigen::Vector3d& tau, double mu);
 
 /// Real parts of the four roots of c4 x^4 + c3 x^3 + c2 x^2 + c1 x + c0 (c4 != 0)

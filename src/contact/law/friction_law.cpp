@@ -1,4 +1,4 @@
-// The friction law's coefficients (SPEC.md section 3): their validation, the
+// The friction law's coefficients (docs/physics.md section 3): their validation, the
 // law's construction. See friction_law.hpp.
 #include "contact/law/friction_law.hpp"
 

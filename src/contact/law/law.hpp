@@ -1,4 +1,4 @@
-// The whole per-node contact law (SPEC.md section 3) in one include: the
+// The whole per-node contact law (docs/physics.md section 3) in one include: the
 // friction law and its validation (friction_law.hpp), the cone and its
 // projection (cone.hpp), the predictor and the certificate (predictor.hpp),
 // automatic rho and the one-node problem (one_node.hpp). It depends on Eigen

@@ -1,4 +1,4 @@
-// The one-node problem (SPEC.md sections 3.2, 3.3): automatic rho, and the
+// The one-node problem (docs/physics.md sections 3.2, 3.3): automatic rho, and the
 // law at one node solved by its open, stick and slip candidates with the
 // predictor-corrector as the fallback. See one_node.hpp, and
 // docs/contact-law.md for the algorithms.
@@ -61,7 +61,7 @@ double automatic_rho(const Eigen::Matrix3d& W, const FrictionLaw& law) {
 
 namespace {
 
-/// The slip branch of SPEC 3 for the node's affine kinematics (g, du_t) = q + W r.
+/// The slip branch of physics.md 3 for the node's affine kinematics (g, du_t) = q + W r.
 /// The sliding rule du_t = -lambda p^-2 r_t / |r_t|_p is du_t = -c P r with
 /// c = lambda / |r_t|_p >= 0 and P = diag(0, 1/p1^2, 1/p2^2); with g = 0 the
 /// kinematics become linear in r for a given c:
@@ -140,7 +140,7 @@ bool solve_slip_branch(const SlipBranch& b, Eigen::Vector3d& r, int& iterations)
 /// Below this |r| the convergence tests use an absolute floor.
 constexpr double kTinyReaction = 1e-300;
 
-/// One step of the predictor-corrector (SPEC 3.2) at r, for the node's
+/// One step of the predictor-corrector (physics.md 3.2) at r, for the node's
 /// kinematics (g, du_t) = q + W r.
 ConeProjection node_update(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
                            const Eigen::Vector3d& r, double rho, const FrictionLaw& law) {
@@ -178,7 +178,7 @@ bool slip_candidate(const Eigen::Matrix3d& W, const Eigen::Vector3d& q, const Fr
 
 /// Fallback: the predictor-corrector itself from r_start. Fixed rho can crawl
 /// or oscillate: halve it when the change keeps growing (any rho > 0 has the
-/// same fixed points, SPEC 3.2).
+/// same fixed points, physics.md 3.2).
 LocalSolution predictor_corrector(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
                                   const FrictionLaw& law, double rho,
                                   const Eigen::Vector3d& r_start, double tol, int max_iterations) {
@@ -209,7 +209,7 @@ LocalSolution solve_node_law(const Eigen::Matrix3d& W, const Eigen::Vector3d& q,
                              double tol, int max_iterations) {
   if (!(rho > 0.0) || !std::isfinite(rho)) rho = automatic_rho(W, law);
 
-  // Open: r = 0 is a solution iff the free gap q_n >= 0 (SPEC 3, g > 0 -> r = 0).
+  // Open: r = 0 is a solution iff the free gap q_n >= 0 (physics.md 3, g > 0 -> r = 0).
   if (q(0) >= 0.0) return {Eigen::Vector3d::Zero(), ContactState::open, 0, true};
 
   if (law.frictionless()) {

@@ -1,4 +1,4 @@
-// Owns the one-node problem of the per-node law (SPEC.md sections 3.2, 3.3):
+// Owns the one-node problem of the per-node law (docs/physics.md sections 3.2, 3.3):
 // the automatic choice of rho from a node's compliance, and the solution of
 // the law at one node whose kinematics are affine in its reaction, as a
 // block Gauss-Seidel sweep sees it. Nothing here allocates on the heap.

@@ -1,4 +1,4 @@
-// The bipotential predictor of one node (SPEC.md sections 3.1, 3.2): A(v),
+// The bipotential predictor of one node (docs/physics.md sections 3.1, 3.2): A(v),
 // dA/dv, the predictor-corrector, the certificate and the dissipation. See
 // predictor.hpp.
 #include "contact/law/predictor.hpp"

@@ -1,4 +1,4 @@
-// Owns the bipotential predictor of one node (SPEC.md sections 3.1, 3.2) as
+// Owns the bipotential predictor of one node (docs/physics.md sections 3.1, 3.2) as
 // pure functions: the kinematic part A(v) of the predictor tau = r - rho A(v)
 // and its derivative dA/dv, the predictor-corrector proj_K(tau), the
 // certificate G and the frictional dissipation. The block Gauss-Seidel's
@@ -14,7 +14,7 @@
 namespace bipo {
 
 /// A(v) = (g + |omega^2 du_t|_mu*, omega^2 du_t) for v = (g, du_t), the
-/// kinematic part of the predictor of SPEC 3.2. Frictionless: (g, 0, 0).
+/// kinematic part of the predictor of physics.md 3.2. Frictionless: (g, 0, 0).
 /// Inline, as predictor() is.
 [[nodiscard]] inline Eigen::Vector3d augmented_kinematics(const Eigen::Vector3d& v,
                                                           const FrictionLaw& law) {
@@ -30,7 +30,7 @@ namespace bipo {
 [[nodiscard]] Eigen::Matrix3d augmented_kinematics_derivative(const Eigen::Vector3d& v,
                                                               const FrictionLaw& law);
 
-/// The predictor tau = r - rho A(v) of SPEC 3.2, for v = (g, du_t). Inline:
+/// The predictor tau = r - rho A(v) of physics.md 3.2, for v = (g, du_t). Inline:
 /// the predictor-corrector and Newton's residual build it per node and
 /// iteration.
 [[nodiscard]] inline Eigen::Vector3d predictor(const Eigen::Vector3d& r, const Eigen::Vector3d& v,
@@ -38,7 +38,7 @@ namespace bipo {
   return r - rho * augmented_kinematics(v, law);
 }
 
-/// SPEC 3.2 predictor-corrector for one node: returns proj_K(tau) with
+/// physics.md 3.2 predictor-corrector for one node: returns proj_K(tau) with
 /// tau = predictor(r, (g, du_t), rho), i.e. tau_t = r_t - rho omega^2 du_t and
 /// tau_n = r_n - rho (g + |omega^2 du_t|_mu*).
 /// Frictionless: r = (max(r_n - rho g, 0), 0, 0).
@@ -46,7 +46,7 @@ namespace bipo {
                                                 const Eigen::Vector2d& du_t, double rho,
                                                 const FrictionLaw& law);
 
-/// The update of SPEC 3.2 in the law's scaled variables r' = (r_n, r_t / s),
+/// The update of physics.md 3.2 in the law's scaled variables r' = (r_n, r_t / s),
 /// v' = (g, s du_t), s = law.update_scales(): proj_K'(r' - rho A'(v')) for the
 /// scaled law K', A' (law.scaled()), returned in the original variables. Its
 /// fixed points are the law's for any rho > 0 (the scaled law is the law);
@@ -60,7 +60,7 @@ namespace bipo {
                                            double rho, const FrictionLaw& law);
 
 /// The fixed-point residual of one node, f = r - scaled_update(r, v, rho, law).r
-/// (SPEC 3.2: f = 0 iff the law holds), and the branch of the projection.
+/// (physics.md 3.2: f = 0 iff the law holds), and the branch of the projection.
 /// With b and c, also the derivatives B = df/dr and C = df/dv (the
 /// semi-smooth Newton's blocks, with projection_derivative and
 /// augmented_kinematics_derivative).
@@ -68,12 +68,12 @@ ContactState node_residual(const Eigen::Vector3d& r, const Eigen::Vector3d& v, d
                            const FrictionLaw& law, Eigen::Vector3d& f, Eigen::Matrix3d* b,
                            Eigen::Matrix3d* c);
 
-/// SPEC 3.1 certificate G = r_n |omega^2 du_t|_mu* + (omega^2 du_t) . r_t + g r_n:
+/// physics.md 3.1 certificate G = r_n |omega^2 du_t|_mu* + (omega^2 du_t) . r_t + g r_n:
 /// G >= 0 for g >= 0 and r in K_mu, G = 0 iff the law holds. Frictionless: g r_n.
 [[nodiscard]] double law_certificate(const Eigen::Vector3d& r, double g,
                                      const Eigen::Vector2d& du_t, const FrictionLaw& law);
 
-/// Frictional dissipation of a node in an increment, D = -r_t . du_t (SPEC 3.1).
+/// Frictional dissipation of a node in an increment, D = -r_t . du_t (physics.md 3.1).
 [[nodiscard]] double frictional_dissipation(const Eigen::Vector3d& r, const Eigen::Vector2d& du_t);
 
 }  // namespace bipo
