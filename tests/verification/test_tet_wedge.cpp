@@ -6,6 +6,7 @@
 // frictional contact case on the tetrahedral and hexahedral Gmsh meshes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <numbers>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "contact/node_to_plane.hpp"
 #include "fem/elasticity.hpp"
@@ -346,9 +348,20 @@ double map_area(const std::filesystem::path& file) {
   std::ifstream in(file);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line.substr(line.rfind(',') + 1), "area") << file;
+  // The column named "area", wherever it is (later columns may follow it).
+  const auto split = [](const std::string& text) {
+    std::vector<std::string> cells;
+    std::stringstream stream(text);
+    for (std::string cell; std::getline(stream, cell, ',');) cells.push_back(cell);
+    return cells;
+  };
+  const std::vector<std::string> header = split(line);
+  const auto column = std::find(header.begin(), header.end(), "area");
+  EXPECT_NE(column, header.end()) << file;
+  if (column == header.end()) return 0.0;
+  const auto index = static_cast<std::size_t>(column - header.begin());
   double sum = 0.0;
-  while (std::getline(in, line)) sum += std::stod(line.substr(line.rfind(',') + 1));
+  while (std::getline(in, line)) sum += std::stod(split(line).at(index));
   return sum;
 }
 
