@@ -387,7 +387,9 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   ContactDofs dofs{contact_free_dofs_, {}};
   for (int i = 0; i < contact_->n_nodes(); ++i) dofs.frames.push_back(contact_->frame(i));
   contact_->set_condensed_operators(
-      SparseDelassusOperator::create(std::move(k_lower), solver_, std::move(dofs)), rho_override);
+      SparseDelassusOperator::create(std::move(k_lower), solver_, std::move(dofs),
+                                     case_.solver.sparse_preconditioner),
+      rho_override);
   timings_.delassus = seconds_since(start);
 }
 

@@ -8,10 +8,12 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "contact/condensed_problem.hpp"
 #include "fem/elasticity.hpp"
+#include "model/case.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace bipo {
@@ -29,6 +31,12 @@ struct ContactDofs {
 /// applied by one solve with K_ff's factorization. A held component gets a
 /// decoupled spring (the mean of the node's other diagonal stiffness
 /// entries), as in the dense path: v = r / k there, and the law gives r = 0.
+///
+/// Its Newton steps (make_newton_step) are preconditioned by a second
+/// factorization, of K plus the nodes' springs (`stiffness_factor`), or by
+/// K_ff's own factor only (`own_factor`: GMRES on the contact unknowns, no
+/// second factor in memory); `automatic` takes the second factorization
+/// when it fits in half of the memory available at the first step.
 class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
@@ -36,7 +44,8 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// factorization, shared with the analysis.
   static std::shared_ptr<const SparseDelassusOperator> create(
       std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
-      ContactDofs dofs);
+      ContactDofs dofs,
+      SparsePreconditionerChoice preconditioner = SparsePreconditionerChoice::automatic);
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
@@ -53,6 +62,9 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// The decoupled spring of each held component (3 per node, 0 if free).
   [[nodiscard]] const std::vector<double>& held_springs() const { return held_springs_; }
   [[nodiscard]] int n_free() const { return static_cast<int>(k_lower_->rows()); }
+  /// The preconditioner the Newton steps use (never `automatic`): decided
+  /// at the first call, from the memory available then.
+  [[nodiscard]] SparsePreconditionerChoice preconditioner() const;
 
  private:
   SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
@@ -66,6 +78,15 @@ class SparseDelassusOperator final : public DelassusOperator,
   ContactDofs dofs_;
   std::vector<double> held_springs_;
   std::vector<Eigen::Matrix3d> diagonal_estimates_;
+  mutable SparsePreconditionerChoice preconditioner_ = SparsePreconditionerChoice::automatic;
+  mutable std::once_flag preconditioner_decided_;
 };
+
+/// Whether a second factorization as large as `factor_nonzeros` (plus a copy
+/// of K's lower triangle, `stiffness_nonzeros`) fits in half of
+/// `available_bytes`; this is how `automatic` chooses (bytes: 8 per factor
+/// entry and 12 per stiffness entry, plus a tenth for CHOLMOD's workspace).
+[[nodiscard]] bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros,
+                                      double available_bytes);
 
 }  // namespace bipo
