@@ -144,45 +144,52 @@ Eigen::Matrix3d SparseDelassusOperator::local_stiffness_block(int i) const {
 }
 
 void SparseDelassusOperator::estimate_diagonal_blocks() {
-  // The exact W_jj of a sample of nodes, spread over the list, by one
-  // multi-column solve; their ratio to the inverse of the node's own
+  // The exact W_jj of a sample of nodes, spread over the list, by
+  // multi-column solves; their ratio to the inverse of the node's own
   // stiffness block scales that inverse at every node. W_ii only chooses
   // rho (law/one_node.hpp), which changes how fast Newton converges, not
   // where to.
   const int m = dofs_.n_nodes();
   const int n_sample = std::min(m, 24);
-  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), 3 * n_sample), motion;
-  for (int s = 0; s < n_sample; ++s) {
-    const int i = static_cast<int>((static_cast<long>(s) * m) / n_sample);
-    for (int k = 0; k < 3; ++k) {
-      const Eigen::Vector3d global = dofs_.frames[i].row(k).transpose();
-      for (int c = 0; c < 3; ++c)
-        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
-          forces(dof, 3 * s + k) = global(c);
-    }
-  }
-  if (n_sample > 0) k_factor_->solve(forces, motion);
   std::vector<double> ratios;
-  for (int s = 0; s < n_sample; ++s) {
-    const int i = static_cast<int>((static_cast<long>(s) * m) / n_sample);
-    Eigen::Matrix3d w = Eigen::Matrix3d::Zero();
-    for (int k = 0; k < 3; ++k) {
-      Eigen::Vector3d global = Eigen::Vector3d::Zero();
-      for (int c = 0; c < 3; ++c)
-        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
-          global(c) = motion(dof, 3 * s + k);
-      w.col(k) = dofs_.frames[i] * global;
-      if (held_springs_[3 * i + k] > 0.0) w(k, k) = 1.0 / held_springs_[3 * i + k];
-    }
-    ratios.push_back(largest_eigenvalue(w) /
-                     largest_eigenvalue(local_stiffness_block(i).inverse()));
-  }
+  for (int first = 0; first < n_sample; first += sample_nodes_per_solve)
+    sample_compliance_ratios(first, std::min(n_sample, first + sample_nodes_per_solve), ratios);
   std::nth_element(ratios.begin(), ratios.begin() + n_sample / 2, ratios.end());
   const double ratio = n_sample > 0 ? ratios[n_sample / 2] : 1.0;
   if (!(ratio > 0.0) || !std::isfinite(ratio))
     throw NumericalError("the compliance of the contact nodes is not positive");
   diagonal_estimates_.resize(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) diagonal_estimates_[i] = ratio * local_stiffness_block(i).inverse();
+}
+
+void SparseDelassusOperator::sample_compliance_ratios(int first, int last,
+                                                      std::vector<double>& ratios) const {
+  const int m = dofs_.n_nodes();
+  const int n_sample = std::min(m, 24);
+  const auto node = [&](int s) { return static_cast<int>((static_cast<long>(s) * m) / n_sample); };
+  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), 3 * (last - first)), motion;
+  for (int s = first; s < last; ++s)
+    for (int k = 0; k < 3; ++k) {
+      const Eigen::Vector3d global = dofs_.frames[node(s)].row(k).transpose();
+      for (int c = 0; c < 3; ++c)
+        if (const int dof = dofs_.free_dofs[3 * node(s) + c]; dof >= 0)
+          forces(dof, 3 * (s - first) + k) = global(c);
+    }
+  k_factor_->solve(forces, motion);
+  for (int s = first; s < last; ++s) {
+    const int i = node(s);
+    Eigen::Matrix3d w = Eigen::Matrix3d::Zero();
+    for (int k = 0; k < 3; ++k) {
+      Eigen::Vector3d global = Eigen::Vector3d::Zero();
+      for (int c = 0; c < 3; ++c)
+        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
+          global(c) = motion(dof, 3 * (s - first) + k);
+      w.col(k) = dofs_.frames[i] * global;
+      if (held_springs_[3 * i + k] > 0.0) w(k, k) = 1.0 / held_springs_[3 * i + k];
+    }
+    ratios.push_back(largest_eigenvalue(w) /
+                     largest_eigenvalue(local_stiffness_block(i).inverse()));
+  }
 }
 
 // ---------------------------------------------------------------------------

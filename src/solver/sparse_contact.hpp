@@ -72,6 +72,12 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
   void estimate_diagonal_blocks();
+  /// The ratios of exact to estimated W_ii of sample nodes [first, last).
+  void sample_compliance_ratios(int first, int last, std::vector<double>& ratios) const;
+  // Sample nodes per multi-column solve: 12 right-hand sides keep the
+  // solve's transient memory (its right-hand sides, solution and CHOLMOD's
+  // workspace, each n x 12) a few percent of the factor's on large meshes.
+  static constexpr int sample_nodes_per_solve = 4;
 
   std::shared_ptr<const SparseMatrix> k_lower_;
   std::shared_ptr<const LinearSolver> k_factor_;
