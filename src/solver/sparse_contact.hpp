@@ -20,10 +20,13 @@ namespace bipo {
 
 /// Where the contact nodes sit among the free dofs: 3 per node (global
 /// components x, y, z), -1 for a tangential component held at zero by a
-/// symmetry condition, and the nodes' local frames (rows n, t1, t2).
+/// symmetry condition, the nodes' local frames (rows n, t1, t2) and their
+/// reference positions (they group nodes into patches for the one-factor
+/// preconditioner; empty: patches of consecutive nodes).
 struct ContactDofs {
   std::vector<int> free_dofs;
   std::vector<Eigen::Matrix3d> frames;
+  std::vector<Eigen::Vector3d> positions;
   [[nodiscard]] int n_nodes() const { return static_cast<int>(frames.size()); }
 };
 
@@ -49,6 +52,9 @@ class SparseDelassusOperator final : public DelassusOperator,
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
+  /// V = W R for several columns at once (multi-column solves, a few
+  /// columns at a time to bound the transient memory).
+  void product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v) const;
   /// An estimate of W_ii: the inverse of the node's own stiffness block,
   /// scaled by the ratio of the exact W_jj to that inverse measured on a
   /// sample of nodes (by solves); it only sets rho.
