@@ -135,17 +135,20 @@ void SparseDelassusOperator::product_columns(const Eigen::MatrixXd& r, Eigen::Ma
   const auto n_columns = static_cast<int>(r.cols());
   v.setZero(3 * m, n_columns);
   Eigen::MatrixXd forces, motion;
+  // A node's rows of one block of columns: on the stack, not the heap.
+  using NodeRows =
+      Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::ColMajor, 3, 3 * sample_nodes_per_solve>;
   for (int first = 0; first < n_columns; first += 3 * sample_nodes_per_solve) {
     const int width = std::min(3 * sample_nodes_per_solve, n_columns - first);
     forces.setZero(n_free(), width);
     for (int i = 0; i < m; ++i) {
-      const Eigen::MatrixXd global = dofs_.frames[i].transpose() * r.block(3 * i, first, 3, width);
+      const NodeRows global = dofs_.frames[i].transpose() * r.block(3 * i, first, 3, width);
       for (int c = 0; c < 3; ++c)
         if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) forces.row(dof) += global.row(c);
     }
     k_factor_->solve(forces, motion);
     for (int i = 0; i < m; ++i) {
-      Eigen::MatrixXd global = Eigen::MatrixXd::Zero(3, width);
+      NodeRows global = NodeRows::Zero(3, width);
       for (int c = 0; c < 3; ++c)
         if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) global.row(c) = motion.row(dof);
       v.block(3 * i, first, 3, width) = dofs_.frames[i] * global;
