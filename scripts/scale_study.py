@@ -44,11 +44,13 @@ not complete is the last one tried for that run.
     scripts/scale_study.py [--bipo build/release/bipo] [--sizes 16 24 32 40]
                            [--cases A C] [--reps R] [--time-limit S]
                            [--memory-limit 20G] [--contact-solver auto|dense|sparse]
+                           [--sparse-preconditioner auto|own_factor|stiffness_factor]
                            [--json FILE] [--check] [--wall-target 3] [--memory-target 1.5]
 
 --contact-solver writes `solver.contact_solver` into the contact cases
 (never into the roller case); without it the key is not written, and bipo
-uses its default. --check exits with status 1, saying which, when a run did
+uses its default; --sparse-preconditioner writes
+`solver.sparse_preconditioner` likewise. --check exits with status 1, saying which, when a run did
 not complete or a ratio is above its target (issue 13: wall time within 3x,
 peak memory within 1.5x of the roller run); the ctest check labelled `scale`
 runs it at N = 24.
@@ -123,7 +125,7 @@ def mesh_block(n):
             f"layers: {max(1, n // 2)}}}\n")
 
 
-def write_case(folder, n, run, contact_solver):
+def write_case(folder, n, run, solver_keys):
     """Write the case file of `run` (A, C or roller) at size n; return its path."""
     source = "A" if run == ROLLER else run
     material, top = common_keys(source)
@@ -136,8 +138,8 @@ def write_case(folder, n, run, contact_solver):
             "contact:\n  - name: plane\n    set: bottom\n"
             "    plane: {point: [0, 0, 0], normal: [0, 0, 1]}\n"
             f"    {punch_line(run, 'direction')}\n    {punch_line(run, 'friction')}\n")
-        if contact_solver:
-            text += f"solver: {{contact_solver: {contact_solver}}}\n"
+        if solver_keys:
+            text += "solver: {" + ", ".join(f"{k}: {v}" for k, v in solver_keys.items()) + "}\n"
     text += "output: {vtk: false}\n"
     path = os.path.join(folder, f"{run}_{n}.yaml")
     with open(path, "w", encoding="utf-8") as f:
@@ -305,7 +307,9 @@ def run_study(args, folder):
     results = []
     for n in args.sizes:
         reps = args.reps or (3 if n < 24 else 1)
-        paths = {run: write_case(folder, n, run, args.contact_solver) for run in runs}
+        keys = {k: v for k, v in (("contact_solver", args.contact_solver),
+                                  ("sparse_preconditioner", args.sparse_preconditioner)) if v}
+        paths = {run: write_case(folder, n, run, keys) for run in runs}
         raw = {run: [] for run in runs}
         for rep in range(reps):
             for run in runs:
@@ -434,6 +438,7 @@ def parse_args():
     parser.add_argument("--memory-limit", type=parse_bytes, default=parse_bytes("20G"),
                         help="resident memory per run, e.g. 20G (0: none)")
     parser.add_argument("--contact-solver", choices=["auto", "dense", "sparse"])
+    parser.add_argument("--sparse-preconditioner", choices=["auto", "own_factor", "stiffness_factor"])
     parser.add_argument("--json", help="write every raw measurement to this file")
     parser.add_argument("--check", action="store_true", help="exit 1 if a ratio misses its target")
     parser.add_argument("--wall-target", type=float, default=3.0)
@@ -456,6 +461,7 @@ def main():
     fitted = exponents(results, [ROLLER] + args.cases)
     solver = args.contact_solver or "not written (bipo's default)"
     print(f"bipo scale study: {args.bipo}; solver.contact_solver: {solver}; "
+          f"solver.sparse_preconditioner: {args.sparse_preconditioner or 'not written'}; "
           f"load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end\n")
     print_report(results, fitted, "Medians of " + ", ".join(
         f"N = {n}: {args.reps or (3 if n < 24 else 1)}" for n in args.sizes) +
@@ -464,6 +470,7 @@ def main():
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"bipo": args.bipo, "contact_solver": args.contact_solver,
+                       "sparse_preconditioner": args.sparse_preconditioner,
                        "load_average": {"start": load_start, "end": load_end},
                        "increments": INCREMENTS, "results": results, "exponents": fitted},
                       f, indent=1)

@@ -937,7 +937,7 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
 SolverSettings solver(const Reader& r, const Field& f) {
   const Map m(r, f,
               {"force_tolerance", "law_tolerance", "max_iterations", "max_cuts", "blas_threads",
-               "contact_solver"});
+               "contact_solver", "sparse_preconditioner"});
   SolverSettings s;
   // Relative tolerances: below 1e-15 they ask for less than the round-off of
   // a double (2.2e-16 relative) can give; above 1 they accept anything.
@@ -960,6 +960,15 @@ SolverSettings solver(const Reader& r, const Field& f) {
       s.contact_solver = ContactSolverChoice::sparse;
     else if (kind != "auto")
       r.fail(*x, "expected auto, dense or sparse, got " + shown(kind));
+  }
+  if (const auto x = m.get("sparse_preconditioner")) {
+    const std::string kind = text(r, *x, "auto, own_factor or stiffness_factor", false);
+    if (kind == "own_factor")
+      s.sparse_preconditioner = SparsePreconditionerChoice::own_factor;
+    else if (kind == "stiffness_factor")
+      s.sparse_preconditioner = SparsePreconditionerChoice::stiffness_factor;
+    else if (kind != "auto")
+      r.fail(*x, "expected auto, own_factor or stiffness_factor, got " + shown(kind));
   }
   return s;
 }

@@ -69,6 +69,12 @@ struct ContactPlane {
 /// factorization; automatic picks by the number of contact nodes.
 enum class ContactSolverChoice { automatic, dense, sparse };
 
+/// How the sparse path preconditions its Newton steps (docs/case-file.md,
+/// `solver.sparse_preconditioner`): a second factorization of the stiffness
+/// with the nodes' springs, or K_ff's own factor only; automatic picks by
+/// the memory the second factorization would take.
+enum class SparsePreconditionerChoice { automatic, own_factor, stiffness_factor };
+
 /// Tolerances and limits of the increment loop (docs/physics.md section 3.3).
 struct SolverSettings {
   double force_tolerance = 1e-10;   ///< equilibrium residual / reference force
@@ -77,6 +83,7 @@ struct SolverSettings {
   int max_cuts = 4;                 ///< bisections of a failing increment
   std::optional<int> blas_threads;  ///< BLAS/LAPACK threads; nullopt = auto (blas_threads.hpp)
   ContactSolverChoice contact_solver = ContactSolverChoice::automatic;
+  SparsePreconditionerChoice sparse_preconditioner = SparsePreconditionerChoice::automatic;
 };
 
 /// A point of the contact face followed through the history (nearest node).

@@ -385,10 +385,15 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   solver_->factorize_lower(*k_lower, false);
   timings_.factorization = seconds_since(start);
   start = std::chrono::steady_clock::now();
-  ContactDofs dofs{contact_free_dofs_, {}};
-  for (int i = 0; i < contact_->n_nodes(); ++i) dofs.frames.push_back(contact_->frame(i));
+  ContactDofs dofs{contact_free_dofs_, {}, {}};
+  for (int i = 0; i < contact_->n_nodes(); ++i) {
+    dofs.frames.push_back(contact_->frame(i));
+    dofs.positions.push_back(contact_->nodes()[i].position);
+  }
   contact_->set_condensed_operators(
-      SparseDelassusOperator::create(std::move(k_lower), solver_, std::move(dofs)), rho_override);
+      SparseDelassusOperator::create(std::move(k_lower), solver_, std::move(dofs),
+                                     case_.solver.sparse_preconditioner),
+      rho_override);
   timings_.delassus = seconds_since(start);
 }
 

@@ -49,6 +49,8 @@ class CholmodSolver final : public LinearSolver {
   }
   ~CholmodSolver() override {
     if (factor_) cholmod_free_factor(&factor_, &common_);
+    for (cholmod_dense** work : {&solution_work_, &y_work_, &e_work_})
+      if (*work) cholmod_free_dense(work, &common_);
     cholmod_finish(&common_);
   }
   CholmodSolver(const CholmodSolver&) = delete;
@@ -244,6 +246,23 @@ class CholmodSolver final : public LinearSolver {
     cholmod_free_dense(&solution, &common_);
   }
 
+  // cholmod_solve2 reuses the solution and its two workspaces when their
+  // sizes match: after the first call, a solve allocates nothing.
+  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
+    if (!factor_ || x.size() != n_) throw NumericalError("CHOLMOD solve before factorization");
+    cholmod_dense rhs{};
+    rhs.nrow = rhs.nzmax = rhs.d = static_cast<size_t>(x.size());
+    rhs.ncol = 1;
+    rhs.x = x.data();
+    rhs.xtype = CHOLMOD_REAL;
+    rhs.dtype = CHOLMOD_DOUBLE;
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
+    if (!cholmod_solve2(CHOLMOD_A, factor_, &rhs, nullptr, &solution_work_, nullptr, &y_work_,
+                        &e_work_, &common_))
+      throw NumericalError("CHOLMOD solve failed");
+    x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(solution_work_->x), x.size());
+  }
+
   [[nodiscard]] double factor_nonzeros() const override {
     if (!factor_) return 0.0;
     return factor_->is_super ? static_cast<double>(factor_->xsize)
@@ -257,6 +276,10 @@ class CholmodSolver final : public LinearSolver {
   mutable std::mutex solve_mutex_;
   cholmod_factor* factor_ = nullptr;
   Eigen::Index n_ = 0;
+  // solve_in_place's solution and workspaces (guarded by solve_mutex_).
+  mutable cholmod_dense* solution_work_ = nullptr;
+  mutable cholmod_dense* y_work_ = nullptr;
+  mutable cholmod_dense* e_work_ = nullptr;
 };
 
 }  // namespace

@@ -7,6 +7,13 @@
 
 namespace bipo {
 
+void LinearSolver::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
+  const Eigen::MatrixXd b = x;
+  Eigen::MatrixXd solution;
+  solve(b, solution);
+  x = solution.col(0);
+}
+
 Eigen::MatrixXd LinearSolver::factorize_and_condense(const SparseMatrix& a,
                                                      const std::vector<int>& condensed) {
   factorize(a);

@@ -35,6 +35,12 @@ class LinearSolver {
   /// Safe to call from several threads at once (analyses running at once
   /// share a factorization); a backend whose library is not serializes.
   virtual void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const = 0;
+  /// Solves A x = b for one right-hand side, in place: `x` holds b on entry
+  /// and x on return. For the iterations that apply A^-1 once per step
+  /// (Krylov methods, the sparse Delassus operator): a backend keeps its
+  /// workspace, so that a call allocates nothing once a first one has run.
+  /// This default copies through solve(). Same thread safety as solve().
+  virtual void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
   [[nodiscard]] virtual std::string name() const = 0;

@@ -8,20 +8,25 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "contact/condensed_problem.hpp"
 #include "fem/elasticity.hpp"
+#include "model/case.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace bipo {
 
 /// Where the contact nodes sit among the free dofs: 3 per node (global
 /// components x, y, z), -1 for a tangential component held at zero by a
-/// symmetry condition, and the nodes' local frames (rows n, t1, t2).
+/// symmetry condition, the nodes' local frames (rows n, t1, t2) and their
+/// reference positions (they group nodes into patches for the one-factor
+/// preconditioner; empty: patches of consecutive nodes).
 struct ContactDofs {
   std::vector<int> free_dofs;
   std::vector<Eigen::Matrix3d> frames;
+  std::vector<Eigen::Vector3d> positions;
   [[nodiscard]] int n_nodes() const { return static_cast<int>(frames.size()); }
 };
 
@@ -29,6 +34,12 @@ struct ContactDofs {
 /// applied by one solve with K_ff's factorization. A held component gets a
 /// decoupled spring (the mean of the node's other diagonal stiffness
 /// entries), as in the dense path: v = r / k there, and the law gives r = 0.
+///
+/// Its Newton steps (make_newton_step) are preconditioned by a second
+/// factorization, of K plus the nodes' springs (`stiffness_factor`), or by
+/// K_ff's own factor only (`own_factor`: GMRES on the contact unknowns, no
+/// second factor in memory); `automatic` takes the second factorization
+/// when it fits in half of the memory available at the first step.
 class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
@@ -36,10 +47,14 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// factorization, shared with the analysis.
   static std::shared_ptr<const SparseDelassusOperator> create(
       std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
-      ContactDofs dofs);
+      ContactDofs dofs,
+      SparsePreconditionerChoice preconditioner = SparsePreconditionerChoice::automatic);
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
+  /// V = W R for several columns at once (multi-column solves, a few
+  /// columns at a time to bound the transient memory).
+  void product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v) const;
   /// An estimate of W_ii: the inverse of the node's own stiffness block,
   /// scaled by the ratio of the exact W_jj to that inverse measured on a
   /// sample of nodes (by solves); it only sets rho.
@@ -53,6 +68,9 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// The decoupled spring of each held component (3 per node, 0 if free).
   [[nodiscard]] const std::vector<double>& held_springs() const { return held_springs_; }
   [[nodiscard]] int n_free() const { return static_cast<int>(k_lower_->rows()); }
+  /// The preconditioner the Newton steps use (never `automatic`): decided
+  /// at the first call, from the memory available then.
+  [[nodiscard]] SparsePreconditionerChoice preconditioner() const;
 
  private:
   SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
@@ -60,12 +78,27 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
   void estimate_diagonal_blocks();
+  /// The ratios of exact to estimated W_ii of sample nodes [first, last).
+  void sample_compliance_ratios(int first, int last, std::vector<double>& ratios) const;
+  // Sample nodes per multi-column solve: 12 right-hand sides keep the
+  // solve's transient memory (its right-hand sides, solution and CHOLMOD's
+  // workspace, each n x 12) a few percent of the factor's on large meshes.
+  static constexpr int sample_nodes_per_solve = 4;
 
   std::shared_ptr<const SparseMatrix> k_lower_;
   std::shared_ptr<const LinearSolver> k_factor_;
   ContactDofs dofs_;
   std::vector<double> held_springs_;
   std::vector<Eigen::Matrix3d> diagonal_estimates_;
+  mutable SparsePreconditionerChoice preconditioner_ = SparsePreconditionerChoice::automatic;
+  mutable std::once_flag preconditioner_decided_;
 };
+
+/// Whether a second factorization as large as `factor_nonzeros` (plus a copy
+/// of K's lower triangle, `stiffness_nonzeros`) fits in half of
+/// `available_bytes`; this is how `automatic` chooses (bytes: 8 per factor
+/// entry and 12 per stiffness entry, plus a tenth for CHOLMOD's workspace).
+[[nodiscard]] bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros,
+                                      double available_bytes);
 
 }  // namespace bipo

@@ -10,9 +10,15 @@
 // solver (a wrapper that times every call and counts factorizations).
 // Then the whole cyclic cases A, B, C (programs and friction of
 // cases/punch_*.yaml, 95 increments) on the punch mesh.
+// With --sparse N (issue 13): the sparse contact path on the cylinder core =
+// ring = N, layers = N/2, loaded in 5 increments: the median time of one
+// application of W (one solve with K_ff's factor), and per preconditioner
+// mode the medians of the contact time, the Newton steps and GMRES
+// iterations, and the contact time per GMRES iteration.
 //
 //   bench_contact [--reps N] [--budget S] [--no-cyclic]
 //                 [--refined] [--refined-size CORE,RING,LAYERS] [--time-limit S]
+//                 [--sparse N] [--only-sparse]
 //
 // The seed runs repeat up to N times (default 5) while a measurement has used
 // less than S seconds (default 15), and print medians. The refined punch
@@ -206,6 +212,67 @@ void print_summary(const std::vector<Run>& runs) {
   std::fflush(stdout);
 }
 
+void bench_sparse_runs(const bipo::Case& c, const bipo::Mesh& mesh, int reps, double budget);
+
+/// The sparse contact path on a cylinder of size n (issue 13), both
+/// preconditioners.
+void bench_sparse(int n, int reps, double budget) {
+  bipo::CylinderParams params;
+  params.core = params.ring = n;
+  params.layers = std::max(1, n / 2);
+  const bipo::Mesh mesh = bipo::generate_cylinder(params);
+  bipo::LoadProgram load;
+  load.segments = {{1.0, 5, 0}};
+  bipo::Case c = punch_case(load);
+  c.solver.contact_solver = bipo::ContactSolverChoice::sparse;
+  std::printf("\n== sparse contact path, cylinder core = ring = %d, layers = %d, load 5 ==\n", n,
+              params.layers);
+  {
+    const bipo::Analysis analysis(c, mesh);
+    const bipo::DelassusOperator& w = *analysis.contact().condensed_operators();
+    Eigen::VectorXd r = Eigen::VectorXd::Ones(w.size()), v = Eigen::VectorXd::Zero(w.size());
+    w.add_product(r, v);  // warm-up
+    const double apply = time_median(std::max(reps, 21), [&] { w.add_product(r, v); });
+    std::printf("  free dofs %d, contact nodes %d; W r (one solve) median %.3f ms\n",
+                analysis.n_free(), analysis.contact().n_nodes(), 1e3 * apply);
+  }
+  for (const auto mode : {bipo::SparsePreconditionerChoice::stiffness_factor,
+                          bipo::SparsePreconditionerChoice::own_factor}) {
+    c.solver.sparse_preconditioner = mode;
+    bench_sparse_runs(c, mesh, reps, budget);
+  }
+}
+
+/// Runs the case up to `reps` times within `budget` and prints the medians.
+void bench_sparse_runs(const bipo::Case& c, const bipo::Mesh& mesh, int reps, double budget) {
+  const bool own = c.solver.sparse_preconditioner == bipo::SparsePreconditionerChoice::own_factor;
+  std::vector<double> contact, per_iteration;
+  long steps = 0, factorizations = 0, iterations = 0;
+  const auto start = Clock::now();
+  while (static_cast<int>(contact.size()) < reps &&
+         (contact.empty() || seconds_since(start) < budget)) {
+    bipo::Analysis analysis(c, mesh);
+    double seconds = 0.0;
+    steps = factorizations = iterations = 0;
+    bipo::run_load_program(analysis, [&](const bipo::Analysis&, const bipo::StepResult& s) {
+      seconds += s.seconds_contact;
+      steps += s.newton_iterations;
+      factorizations += s.contact_factorizations;
+      iterations += s.contact_linear_iterations;
+    });
+    contact.push_back(seconds);
+    per_iteration.push_back(seconds / static_cast<double>(std::max(1L, iterations)));
+  }
+  std::printf(
+      "  %s: %zu runs: contact %.3f s (median), Newton steps %ld, factorizations %ld, GMRES "
+      "iterations %ld (%.1f per step), contact time per GMRES iteration %.3f ms\n",
+      own ? "own_factor" : "stiffness_factor", contact.size(), median(contact), steps,
+      factorizations, iterations,
+      static_cast<double>(iterations) / static_cast<double>(std::max(1L, steps)),
+      1e3 * median(per_iteration));
+  std::fflush(stdout);
+}
+
 void usage() {
   std::printf(
       "usage: bench_contact [--reps N] [--budget S] [--no-cyclic]\n"
@@ -214,7 +281,9 @@ void usage() {
       "  --budget S        stop repeating a seed measurement after S seconds (default 15)\n"
       "  --no-cyclic       skip the 95-increment cyclic cases A, B, C\n"
       "  --refined         also run the refined punch (default 16,16,24: 98475 dofs)\n"
-      "  --time-limit S    stop the refined run after the increment passing S s (default 900)\n");
+      "  --time-limit S    stop the refined run after the increment passing S s (default 900)\n"
+      "  --sparse N        also bench the sparse contact path on the cylinder core = ring = N\n"
+      "  --only-sparse     skip the seed, cyclic and refined runs\n");
 }
 
 }  // namespace
@@ -223,7 +292,8 @@ int main(int argc, char** argv) {
   bipo::keep_freed_memory_in_heap();  // as the bipo program does
   int reps = 5;
   double budget = 15.0, time_limit = 900.0;
-  bool cyclic = true, refined = false;
+  bool cyclic = true, refined = false, only_sparse = false;
+  int sparse_size = 0;
   bipo::CylinderParams refined_params;
   refined_params.core = refined_params.ring = 16;
   refined_params.layers = 24;
@@ -247,6 +317,10 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--time-limit") {
       time_limit = std::atof(value());
+    } else if (arg == "--sparse") {
+      sparse_size = std::max(1, std::atoi(value()));
+    } else if (arg == "--only-sparse") {
+      only_sparse = true;
     } else {
       usage();
       return arg == "--help" || arg == "-h" ? 0 : 2;
@@ -262,6 +336,12 @@ int main(int argc, char** argv) {
       "checks, `contact` the contact iteration, `step` the step's wall time\n");
   const auto start = Clock::now();
 
+  if (sparse_size > 0) bench_sparse(sparse_size, reps, budget);
+  if (only_sparse) {
+    std::printf("\ntotal %.1f s; load average at end %s; peak RSS %.2f GiB (process)\n",
+                seconds_since(start), load_average().c_str(), peak_rss_gib());
+    return 0;
+  }
   const bipo::Mesh seed = bipo::generate_cylinder({});
   {
     std::printf("\n== seed punch (%d hex8, %d dofs), mu = 0.2, load 5 + unload 10 ==\n",

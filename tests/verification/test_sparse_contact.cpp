@@ -12,10 +12,12 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
+#include "solver/sparse_contact.hpp"
 
 namespace bipo {
 namespace {
@@ -36,9 +38,11 @@ Case cylinder_case(const FrictionParams& friction, ContactSolverChoice kind) {
 }
 
 /// Runs both paths through the program and compares every increment.
-void expect_same_runs(const Case& dense_case, const Mesh& mesh) {
+void expect_same_runs(const Case& dense_case, const Mesh& mesh,
+                      SparsePreconditionerChoice preconditioner) {
   Case sparse_case = dense_case;
   sparse_case.solver.contact_solver = ContactSolverChoice::sparse;
+  sparse_case.solver.sparse_preconditioner = preconditioner;
   Analysis dense(dense_case, mesh), sparse(sparse_case, mesh);
   ASSERT_EQ(dense.contact_solver(), "dense");
   ASSERT_EQ(sparse.contact_solver(), "sparse");
@@ -61,6 +65,17 @@ void expect_same_runs(const Case& dense_case, const Mesh& mesh) {
   const Eigen::VectorXd& ua = dense.displacement();
   EXPECT_LE((sparse.displacement() - ua).lpNorm<Eigen::Infinity>(),
             1e-8 * ua.lpNorm<Eigen::Infinity>());
+}
+
+/// Both preconditioners of the sparse path's Newton steps against the dense
+/// path: a second factorization, and K_ff's own factor only.
+void expect_same_runs(const Case& dense_case, const Mesh& mesh) {
+  for (const auto preconditioner :
+       {SparsePreconditionerChoice::stiffness_factor, SparsePreconditionerChoice::own_factor}) {
+    SCOPED_TRACE(preconditioner == SparsePreconditionerChoice::own_factor ? "own_factor"
+                                                                          : "stiffness_factor");
+    expect_same_runs(dense_case, mesh, preconditioner);
+  }
 }
 
 const Mesh& small_cylinder() {
@@ -94,6 +109,28 @@ TEST(SparseDelassusOperator, AppliesTheDenseWAndEstimatesItsDiagonalBlocks) {
     const double estimate = w_sparse.diagonal_block(i).eigenvalues().real().maxCoeff();
     EXPECT_GT(estimate, exact / 3.0) << "node " << i;
     EXPECT_LT(estimate, exact * 3.0) << "node " << i;
+  }
+}
+
+TEST(SparseContactPath, TakesTheSecondFactorizationOnlyWhereItFitsInHalfTheMemory) {
+  // 1e8 factor entries (8.8e8 bytes with the workspace) and 1e7 stiffness
+  // entries (1.2e8 bytes): 1.0e9 bytes, against half of what is available.
+  EXPECT_TRUE(second_factor_fits(1e8, 1e7, 2.01e9));
+  EXPECT_FALSE(second_factor_fits(1e8, 1e7, 1.99e9));
+  // A forced choice stays as asked; automatic takes the second factorization
+  // of this small cylinder (a few hundred kB) on any machine that runs tests.
+  const Mesh& mesh = small_cylinder();
+  Case c = cylinder_case({0.2, 0.2, 0.2, 0.2}, ContactSolverChoice::sparse);
+  using enum SparsePreconditionerChoice;
+  for (const auto& [asked, expected] :
+       {std::pair{own_factor, own_factor}, std::pair{stiffness_factor, stiffness_factor},
+        std::pair{automatic, stiffness_factor}}) {
+    c.solver.sparse_preconditioner = asked;
+    const Analysis a(c, mesh);
+    const auto* op =
+        dynamic_cast<const SparseDelassusOperator*>(a.contact().condensed_operators().get());
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->preconditioner(), expected);
   }
 }
 
