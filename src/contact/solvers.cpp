@@ -152,6 +152,31 @@ Eigen::VectorXd bonded_start(const CondensedContactProblem& problem) {
   return r;
 }
 
+/// The bonded start of a sparse operator, where S is not formed: the
+/// Newton step from r = 0 with every node stuck (B_i = 0, C_i = I, F_i =
+/// q_i: dv = -q, so v = 0 and dr = -S q), solved by the operator's step
+/// solver, then projected as bonded_start does. rho_i = 1 / |W_ii| keeps
+/// the node rows commensurate with the stiffness. False if the solve
+/// failed.
+bool sparse_bonded_start(const CondensedContactProblem& problem, ContactWorkspace& workspace,
+                         Eigen::VectorXd& r) {
+  const auto m = static_cast<std::size_t>(problem.n_nodes());
+  const std::vector<ContactState> states(m, ContactState::stick);
+  const std::vector<Eigen::Matrix3d> b(m, Eigen::Matrix3d::Zero());
+  const std::vector<Eigen::Matrix3d> c(m, Eigen::Matrix3d::Identity());
+  std::vector<double> rho(m);
+  for (std::size_t i = 0; i < m; ++i)
+    rho[i] = 1.0 / problem.operators->diagonal_block(static_cast<int>(i)).norm();
+  Eigen::VectorXd dv;
+  const NewtonStepEquations equations{states, b, c, problem.q, rho};
+  if (!workspace.sparse_step) workspace.sparse_step = problem.operators->make_newton_step();
+  if (!workspace.sparse_step->solve(equations, sparse_step_tolerance, r, dv) || !r.allFinite())
+    return false;
+  for (int i = 0; i < problem.n_nodes(); ++i)
+    r.segment<3>(3 * i) = admissible_reaction(r.segment<3>(3 * i), problem.laws[i]);
+  return true;
+}
+
 }  // namespace
 
 ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::VectorXd& r,
@@ -190,10 +215,11 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
   const Eigen::VectorXd r_start = r;
   if (newton_from(r)) return total;
   if (!r.allFinite()) r = r_start;
-  // The bonded start needs S (dense operators only).
-  if (spent() < max_iterations && r_start.isZero(0.0) && problem.dense()) {
-    Eigen::VectorXd r_bonded = bonded_start(problem);
-    if (newton_from(r_bonded)) {
+  if (spent() < max_iterations && r_start.isZero(0.0)) {
+    Eigen::VectorXd r_bonded;
+    if (problem.dense()) r_bonded = bonded_start(problem);
+    if ((problem.dense() || sparse_bonded_start(problem, workspace, r_bonded)) &&
+        newton_from(r_bonded)) {
       r = r_bonded;
       return total;
     }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -234,9 +235,17 @@ namespace {
 class Gmres {
  public:
   static constexpr int max_iterations = 240;
+  /// The relative residual accepted when the residual stagnates above the
+  /// tolerance: the Newton step is then still a descent direction (the
+  /// line search judges).
+  static constexpr double acceptable_stagnation = 1e-2;
   explicit Gmres(int restart) : restart_(restart) {}
 
   /// The iterations, or -1 if the relative residual `tolerance` was not met.
+  /// A restart cycle that does not halve the residual has met the round-off
+  /// floor of its evaluation (b - A x of a tiny rho's rows shares the
+  /// cancellation of the rows of K): the solve stops there, and succeeds
+  /// if the residual is below acceptable_stagnation.
   template <class Apply, class Precondition>
   int solve(const Apply& apply, const Precondition& precondition, const Eigen::VectorXd& b,
             double tolerance, Eigen::VectorXd& x) {
@@ -252,9 +261,12 @@ class Gmres {
     if (b.norm() == 0.0) return 0;
     int total = 0;
     residual_ = b;
+    double previous = std::numeric_limits<double>::infinity();
     while (total < max_iterations) {
       const double beta = residual_.norm();
       if (beta <= target) return total;
+      if (beta > 0.5 * previous) return beta <= acceptable_stagnation * b.norm() ? total : -1;
+      previous = beta;
       basis_.col(0) = residual_ / beta;
       g_.setZero();
       g_(0) = beta;
@@ -266,7 +278,9 @@ class Gmres {
       residual_ = b - product_;
       if (!residual_.allFinite()) return -1;
     }
-    return residual_.norm() <= target ? total : -1;
+    const double beta = residual_.norm();
+    const bool stagnated = beta > 0.5 * previous && beta <= acceptable_stagnation * b.norm();
+    return beta <= target || stagnated ? total : -1;
   }
 
  private:
@@ -313,18 +327,43 @@ class Gmres {
 /// X_i = M_i B_i, Y_i = M_i C_i = rho_i (I - X_i) and the right-hand side
 /// -M_i F_i. M_i is I for an open node, rho C^-1 for a stick one; any
 /// invertible M_i leaves the step unchanged, so where it is singular the
-/// rows are taken as they are.
+/// rows are taken as they are. Invertibility is judged on the rows brought
+/// to a common size: with the scaled update (physics.md 3.2 in scaled
+/// variables, S = diag(1, s1, s2)) a stick node's rows differ by s^2, 1e12
+/// at mu = 1e6, and are not singular. Returns the rows' right-hand side;
+/// `distortion` receives |M_i^-1| |M_i| (infinity norms), by which a
+/// residual of the scaled rows can grow back in F's (see
+/// scaled_rows_tolerance).
 Eigen::Vector3d scaled_node_rows(const NewtonStepEquations& equations, int i, Eigen::Matrix3d& x,
-                                 Eigen::Matrix3d& y) {
+                                 Eigen::Matrix3d& y, double& distortion) {
   const Eigen::Matrix3d& b = equations.b[i];
   const Eigen::Matrix3d& c = equations.c[i];
-  const Eigen::FullPivLU<Eigen::Matrix3d> lu(b + c / equations.rho[i]);
-  const bool invertible = lu.isInvertible() && lu.rcond() > 1e-12;
-  const Eigen::Matrix3d scale =
-      invertible ? Eigen::Matrix3d(lu.inverse()) : Eigen::Matrix3d(Eigen::Matrix3d::Identity());
+  const Eigen::Matrix3d sum = b + c / equations.rho[i];
+  const Eigen::Vector3d row_size = sum.cwiseAbs().rowwise().sum();
+  const bool rows_nonzero = (row_size.array() > 0.0).all();
+  const Eigen::Vector3d equilibration =
+      rows_nonzero ? Eigen::Vector3d(row_size.cwiseInverse()) : Eigen::Vector3d::Ones();
+  const Eigen::FullPivLU<Eigen::Matrix3d> lu(equilibration.asDiagonal() * sum);
+  const bool invertible = rows_nonzero && lu.isInvertible() && lu.rcond() > 1e-12;
+  const Eigen::Matrix3d scale = invertible
+                                    ? Eigen::Matrix3d(lu.inverse() * equilibration.asDiagonal())
+                                    : Eigen::Matrix3d(Eigen::Matrix3d::Identity());
+  distortion = invertible ? row_size.maxCoeff() * scale.cwiseAbs().rowwise().sum().maxCoeff() : 1.0;
   x = scale * b;
   y = scale * c;
   return -(scale * equations.f.segment<3>(3 * i));
+}
+
+/// The relative residual of the scaled rows that bounds the step's own
+/// residual |B dr + C dv + F| by `tolerance` |F|: the inexact Newton step
+/// must leave a residual small against |F|, the norm its line search
+/// decreases, and the rows' scaling M distorts that norm by up to
+/// max_i |M_i^-1| |M_i| (about s^2 with the scaled update: a relative
+/// residual of 1e-7 in the scaled rows left a step residual of 10 |F| at mu =
+/// 1e4, and the line search rejected the step). Not below the round-off of
+/// the rows (Gmres stops where the residual stagnates).
+double scaled_rows_tolerance(double tolerance, double distortion) {
+  return std::max(tolerance / distortion, 16.0 * std::numeric_limits<double>::epsilon());
 }
 
 }  // namespace
@@ -355,8 +394,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   [[nodiscard]] Work work() const override { return {steps_, factorizations_, iterations_}; }
 
  private:
-  // Smallest eigenvalue of X kept in P: below it a direction is held by a
-  // spring of rho / this (a penalty; GMRES corrects the difference).
+  // Smallest eigenvalue of X kept in P (times rho W_ii where that is below
+  // 1): below it a direction is held by a spring of rho / this, a million
+  // times the node's stiffness (a penalty; GMRES corrects the difference).
   static constexpr double smallest_x = 1e-6;
 
   [[nodiscard]] int size() const { return n_free_ + n_held_; }
@@ -365,7 +405,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   void stiffness_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void preconditioner(Eigen::Ref<const Eigen::VectorXd> b, Eigen::VectorXd& z) const;
-  void set_node_rows(const NewtonStepEquations& equations);
+  /// Sets the node rows; returns their largest distortion (scaled_node_rows).
+  double set_node_rows(const NewtonStepEquations& equations);
   void factorize(const std::vector<double>& rho);
   [[nodiscard]] bool needs_factorization() const;
   int gmres(const Eigen::VectorXd& b, double tolerance, Eigen::VectorXd& x);
@@ -465,10 +506,15 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
     if (held_slot_[j] >= 0) z(held_slot_[j]) = scaled(held_slot_[j]) / held_diagonal_[j];
 }
 
-void SparseNewtonStepSolver::set_node_rows(const NewtonStepEquations& equations) {
+double SparseNewtonStepSolver::set_node_rows(const NewtonStepEquations& equations) {
   rhs_.setZero(size());
-  for (int i = 0; i < op_->dofs().n_nodes(); ++i)
-    set_local_part(scaled_node_rows(equations, i, x_[i], y_[i]), i, rhs_);
+  double largest = 1.0;
+  for (int i = 0; i < op_->dofs().n_nodes(); ++i) {
+    double distortion = 1.0;
+    set_local_part(scaled_node_rows(equations, i, x_[i], y_[i], distortion), i, rhs_);
+    largest = std::max(largest, distortion);
+  }
+  return largest;
 }
 
 bool SparseNewtonStepSolver::needs_factorization() const {
@@ -487,7 +533,12 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
   for (int i = 0; i < dofs.n_nodes(); ++i) {
     es.computeDirect(0.5 * (x_[i] + x_[i].transpose()));
-    const Eigen::Vector3d lambda = es.eigenvalues().cwiseMax(smallest_x).cwiseMin(1.0);
+    // The penalty must outweigh the node's own stiffness (about 1 / W_ii):
+    // with the scaled update rho W_ii is as small as 1 / s^2, and a floor
+    // of smallest_x alone left a spring weaker than K (GMRES then stalled).
+    const double floor_x =
+        smallest_x * std::min(1.0, rho[i] * largest_eigenvalue(op_->diagonal_block(i)));
+    const Eigen::Vector3d lambda = es.eigenvalues().cwiseMax(floor_x).cwiseMin(1.0);
     const Eigen::Matrix3d& q = es.eigenvectors();
     const Eigen::Vector3d spring_values = rho[i] * (lambda.cwiseInverse().array() - 1.0).matrix();
     const Eigen::Matrix3d spring = q * spring_values.asDiagonal() * q.transpose();
@@ -523,15 +574,15 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
                                    Eigen::VectorXd& dr, Eigen::VectorXd& dv) {
   const int m = op_->dofs().n_nodes();
   ++steps_;
-  set_node_rows(equations);
+  const double rows_tolerance = scaled_rows_tolerance(tolerance, set_node_rows(equations));
   if (needs_factorization()) factorize(equations.rho);
   const auto start = std::chrono::steady_clock::now();
-  int used = gmres(rhs_, tolerance, solution_);
+  int used = gmres(rhs_, rows_tolerance, solution_);
   if (used < 0 && !fresh_) {
     // A factorization from earlier steps may be too far off: once more with
     // a fresh one.
     factorize(equations.rho);
-    used = gmres(rhs_, tolerance, solution_);
+    used = gmres(rhs_, rows_tolerance, solution_);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -633,19 +684,24 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
     const int m = op_->dofs().n_nodes();
     ++steps_;
     rhs_.resize(3 * m);
+    double largest_distortion = 1.0;
     for (int i = 0; i < m; ++i) {
-      rhs_.segment<3>(3 * i) = scaled_node_rows(equations, i, x_[i], y_[i]);
+      double distortion = 1.0;
+      rhs_.segment<3>(3 * i) = scaled_node_rows(equations, i, x_[i], y_[i], distortion);
+      largest_distortion = std::max(largest_distortion, distortion);
       const Eigen::FullPivLU<Eigen::Matrix3d> lu(x_[i] + y_[i] * op_->diagonal_block(i));
       node_inverse_[i] = lu.isInvertible() ? Eigen::Matrix3d(lu.inverse())
                                            : Eigen::Matrix3d(Eigen::Matrix3d::Identity());
     }
     set_coarse_operator();
-    const int used =
-        gmres_.solve([this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { apply(in, out); },
-                     [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
-                       precondition(in, out);
-                     },
-                     rhs_, std::min(tolerance, own_factor_step_tolerance), dr);
+    const int used = gmres_.solve(
+        [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { apply(in, out); },
+        [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
+          precondition(in, out);
+        },
+        rhs_,
+        scaled_rows_tolerance(std::min(tolerance, own_factor_step_tolerance), largest_distortion),
+        dr);
     iterations_ += std::max(used, 0);
     if (used < 0) return false;
     dv.setZero(3 * m);

@@ -11,7 +11,9 @@
 // displacements and the plane's motion; and for mu = 1e6 the body with its
 // contact face prescribed to the plane's motion (bonded), whose reactions
 // and displacements the frictional run must reproduce. Each case prints its
-// row of Newton steps per increment ("| mu | law | plane | steps |").
+// row of Newton steps per increment ("| mu | law | plane | steps |"). The
+// sparse contact path is held to the same on a shorter program, against the
+// dense path's results (SparseFrictionRobustness).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mesh/generate.hpp"
@@ -238,6 +241,98 @@ std::string case_name(const ::testing::TestParamInfo<RobustnessCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(SeedPunch, FrictionRobustness, ::testing::ValuesIn(the_matrix()),
                          case_name);
+
+// The sparse contact path (solver/sparse_contact.hpp) on the same seed punch,
+// for both preconditioners, over a shorter program (load in 3 increments,
+// unload to 0.5 in 2): every increment converges without a cut in at most
+// 20 Newton steps, the law holds on the recovered state, and where the
+// solution is unique (associated laws) the normal force and the dissipation
+// are the dense path's to 1e-8. Until the Newton step's GMRES measured its
+// residual against |F| (scaled_rows_tolerance), every mu >= 100 failed in
+// the first increment. Each case prints its rows of Newton steps
+// ("| mu | law | plane | preconditioner | steps | max |").
+class SparseFrictionRobustness : public ::testing::TestWithParam<RobustnessCase> {};
+
+/// Runs `c` with the sparse path and `preconditioner`, comparing each
+/// increment with the dense run's results `dense` where `unique`; with
+/// `strict`, no cut and at most 20 Newton steps. Returns the Newton steps.
+std::vector<int> sparse_run_against(const Case& c, const std::vector<StepResult>& dense,
+                                    SparsePreconditionerChoice preconditioner, bool unique,
+                                    bool strict) {
+  Case sparse_case = c;
+  sparse_case.solver.contact_solver = ContactSolverChoice::sparse;
+  sparse_case.solver.sparse_preconditioner = preconditioner;
+  Analysis sparse(sparse_case, seed_punch());
+  EXPECT_EQ(sparse.contact_solver(), "sparse");
+  std::vector<int> steps;
+  run_load_program(sparse, [&](const Analysis& a, const StepResult& s) {
+    const std::string at = "increment at position " + std::to_string(s.position);
+    steps.push_back(s.newton_iterations);
+    if (strict) {
+      EXPECT_EQ(s.position, std::floor(s.position)) << "a cut increment: " << at;
+      EXPECT_LE(s.newton_iterations, 20) << at;
+    }
+    EXPECT_LE(s.scaled_certificate, a.certificate_acceptance()) << at;
+    EXPECT_LE(s.scaled_penetration, a.certificate_acceptance()) << at;
+    const auto k = static_cast<std::size_t>(s.position) - 1;
+    if (!unique || s.position != std::floor(s.position) || k >= dense.size()) return;
+    const StepResult& d = dense[k];
+    const double force = std::abs(d.contact_normal_force);
+    EXPECT_NEAR(s.contact_normal_force, d.contact_normal_force, 1e-8 * force) << at;
+    // Stuck everywhere (mu = 1e6) the dissipation is round-off: its floor
+    // is the force times a slip of eps times the depth.
+    EXPECT_NEAR(s.accumulated_dissipation, d.accumulated_dissipation,
+                1e-8 * std::abs(d.accumulated_dissipation) + 1e-12 * force * kDepth)
+        << at;
+  });
+  if (strict) {
+    EXPECT_EQ(static_cast<int>(steps.size()), c.program.n_increments());
+  }
+  return steps;
+}
+
+TEST_P(SparseFrictionRobustness, ConvergesAndGivesTheDenseResultsWithBothPreconditioners) {
+  const RobustnessCase rc = GetParam();
+  Case c = punch_case(rc);
+  c.program.segments = {{1.0, 3, 0}, {0.5, 2, 1}};
+  std::vector<StepResult> dense;
+  {
+    Analysis reference(c, seed_punch());
+    run_load_program(reference, [&](const Analysis&, const StepResult& s) { dense.push_back(s); });
+  }
+  ASSERT_EQ(static_cast<int>(dense.size()), c.program.n_increments());
+  const bool unique = rc.law != LawKind::non_associated;
+  // Known and left open: the non-associated law at mu = 0.2 (update
+  // scales s = (6, 3/4)) takes up to 28 Newton steps in the
+  // unloading and, with a moving plane, one cut, with either
+  // preconditioner, before and after the fix above; there only the law on
+  // the recovered state is asserted.
+  const bool strict = !(rc.law == LawKind::non_associated && rc.mu <= 1.0);
+  for (const auto& [mode, name] :
+       {std::pair{SparsePreconditionerChoice::stiffness_factor, "stiffness_factor"},
+        std::pair{SparsePreconditionerChoice::own_factor, "own_factor"}}) {
+    SCOPED_TRACE(name);
+    const std::vector<int> steps = sparse_run_against(c, dense, mode, unique, strict);
+    std::ostringstream row;
+    row << "| " << rc.mu << " | " << law_name(rc.law) << " | " << (rc.moving ? "moving" : "fixed")
+        << " | " << name << " |";
+    for (const int n : steps) row << ' ' << n;
+    row << " | " << (steps.empty() ? 0 : *std::max_element(steps.begin(), steps.end())) << " |";
+    std::printf("%s\n", row.str().c_str());
+  }
+}
+
+std::vector<RobustnessCase> the_sparse_matrix() {
+  std::vector<RobustnessCase> cases;
+  for (const double mu : {0.0, 0.2, 10.0, 100.0, 1e4, 1e6})
+    for (const LawKind law : {LawKind::isotropic, LawKind::orthotropic, LawKind::non_associated})
+      for (const bool moving : {false, true})
+        if (mu > 0.0 || law == LawKind::isotropic) cases.push_back({mu, law, moving});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(SeedPunch, SparseFrictionRobustness,
+                         ::testing::ValuesIn(the_sparse_matrix()), case_name);
 
 }  // namespace
 }  // namespace bipo
