@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "contact/node_to_plane.hpp"
+#include "elasticity_support.hpp"
 #include "fem/elasticity.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/msh_reader.hpp"
@@ -29,35 +30,6 @@ namespace bipo {
 namespace {
 
 const std::filesystem::path kMeshes = std::filesystem::path(BIPO_SOURCE_DIR) / "meshes";
-
-/// Solves K u = 0 with u prescribed on the nodes `fixed_nodes` by value(x);
-/// `reactions` gets K u.
-template <class Field>
-Eigen::VectorXd solve_with_prescribed(const Mesh& mesh, const Matrix6d& d,
-                                      const std::vector<int>& fixed_nodes, Field value,
-                                      Eigen::VectorXd* reactions = nullptr) {
-  const SparseMatrix k = assemble_stiffness(mesh, d);
-  std::vector<bool> prescribed(3 * mesh.nodes.size(), false);
-  for (int node : fixed_nodes)
-    for (int c = 0; c < 3; ++c) prescribed[3 * node + c] = true;
-  const DofPartition partition(prescribed);
-  SparseMatrix k_ff, k_fp;
-  partition.split(k, k_ff, k_fp);
-  Eigen::VectorXd u_p(partition.n_prescribed());
-  for (int p = 0; p < partition.n_prescribed(); ++p) {
-    const int dof = partition.prescribed_dofs()[p];
-    u_p(p) = value(mesh.nodes[dof / 3])(dof % 3);
-  }
-  auto solver = make_cholmod_solver();
-  solver->factorize(k_ff);
-  Eigen::MatrixXd rhs = -(k_fp * u_p), x;
-  solver->solve(rhs, x);
-  Eigen::VectorXd u(3 * mesh.nodes.size());
-  for (int i = 0; i < partition.n_free(); ++i) u(partition.free_dofs()[i]) = x(i, 0);
-  for (int p = 0; p < partition.n_prescribed(); ++p) u(partition.prescribed_dofs()[p]) = u_p(p);
-  if (reactions) *reactions = k * u;
-  return u;
-}
 
 /// The nodes of the boundary faces (quadrilaterals and triangles).
 std::vector<int> boundary_nodes(const Mesh& mesh) {
