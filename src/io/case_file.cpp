@@ -1073,6 +1073,54 @@ std::vector<ContactPlane> contact_planes(const Reader& r, const Field& x,
 
 /// The `probes` list. Each probe's `set` defaults to the first contact
 /// plane's (`contacts`); the probe marked point_p: true names `probe_p`.
+/// `cycles: {program: <ref>}`: which program defines the cycles
+/// (docs/case-file.md, `cycles`).
+CycleProgramRef cycle_program_ref(const Reader& r, const Field& f, const Case& c) {
+  const Map m(r, f, {"program"});
+  const Field pf = m.required(
+      "program", "load_program, contact.<name>.motion, boundary_conditions[<i>] or loads[<i>]");
+  const std::string ref = text(r, pf, "a program reference", false);
+  CycleProgramRef out;
+  out.text = ref;
+  if (ref == "load_program") return out;
+  const std::string expected =
+      "load_program, contact.<name>.motion (a named contact), boundary_conditions[<i>] or "
+      "loads[<i>] (an index into that list)";
+  const auto indexed = [&](const std::string& list_key, std::size_t n) {
+    const std::string head = list_key + "[";
+    if (ref.size() <= head.size() + 1 || ref.compare(0, head.size(), head) != 0 ||
+        ref.back() != ']')
+      return -1;
+    const std::string digits = ref.substr(head.size(), ref.size() - head.size() - 1);
+    if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+    const int i = std::stoi(digits);
+    if (static_cast<std::size_t>(i) >= n) {
+      r.fail(pf, "expected " + expected + ", got '" + printable(ref) + "': the case has " +
+                     std::to_string(n) + " " + list_key);
+    }
+    return i;
+  };
+  if (const int i = indexed("boundary_conditions", c.dirichlet.size()); i >= 0) {
+    out.kind = CycleProgramRef::Kind::boundary_condition;
+    out.index = i;
+  } else if (const int j = indexed("loads", c.loads.size()); j >= 0) {
+    out.kind = CycleProgramRef::Kind::load;
+    out.index = j;
+  } else if (ref.size() > 15 && ref.compare(0, 8, "contact.") == 0 &&
+             ref.compare(ref.size() - 7, 7, ".motion") == 0) {
+    const std::string name = ref.substr(8, ref.size() - 15);
+    for (std::size_t k = 0; k < c.contacts.size(); ++k)
+      if (c.contacts[k].name == name) out.index = static_cast<int>(k);
+    if (out.index < 0)
+      r.fail(pf, "expected " + expected + ", got '" + printable(ref) + "': no contact is named '" +
+                     printable(name) + "'");
+    out.kind = CycleProgramRef::Kind::contact_motion;
+  } else {
+    r.fail(pf, "expected " + expected + ", got '" + printable(ref) + "'");
+  }
+  return out;
+}
+
 std::vector<Probe> probes(const Reader& r, const Field& x,
                           const std::vector<ContactPlane>& contacts, std::string& probe_p) {
   std::vector<Probe> out;
@@ -1142,7 +1190,7 @@ Case read_case(const std::filesystem::path& file, std::vector<CaseOverride> over
   r.set_overrides(overrides);
   const Map m(r, root,
               {"title", "mesh", "material", "load_program", "boundary_conditions", "loads",
-               "contact", "probes", "solver", "output"});
+               "contact", "probes", "solver", "output", "cycles"});
 
   const std::filesystem::path abs = std::filesystem::absolute(file).lexically_normal();
   const std::filesystem::path folder = abs.parent_path();
@@ -1167,6 +1215,7 @@ Case read_case(const std::filesystem::path& file, std::vector<CaseOverride> over
   }
   if (const auto x = m.get("contact")) c.contacts = contact_planes(r, *x, c.program);
   if (const auto x = m.get("probes")) c.probes = probes(r, *x, c.contacts, c.probe_p);
+  if (const auto x = m.get("cycles")) c.cycles = cycle_program_ref(r, *x, c);
   if (const auto x = m.get("solver")) c.solver = solver(r, *x);
   c.output = output(r, m.get("output"), folder, abs.stem());
   c.key_lines = r.key_lines();

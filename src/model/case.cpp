@@ -13,6 +13,24 @@ std::string CaseOverride::named() const {
   return out.append(value, 0, end).append("...");
 }
 
+const LoadProgram& cycle_program(const Case& c) {
+  const auto own = [&c](const std::optional<LoadProgram>& p) -> const LoadProgram& {
+    return p ? *p : c.program;
+  };
+  const auto i = static_cast<std::size_t>(c.cycles.index);
+  switch (c.cycles.kind) {
+    case CycleProgramRef::Kind::contact_motion:
+      return own(c.contacts.at(i).motion_program);
+    case CycleProgramRef::Kind::boundary_condition:
+      return own(c.dirichlet.at(i).program);
+    case CycleProgramRef::Kind::load:
+      return own(c.loads.at(i).program);
+    case CycleProgramRef::Kind::load_program:
+      break;
+  }
+  return c.program;
+}
+
 bool is_within_key(const std::string& key, const std::string& scope) {
   return key.compare(0, scope.size(), scope) == 0 &&
          (key.size() == scope.size() || key[scope.size()] == '.' || key[scope.size()] == '[');

@@ -129,6 +129,16 @@ struct CaseOverride {
 /// inside "contact[0]" and "contact", not inside "cont").
 [[nodiscard]] bool is_within_key(const std::string& key, const std::string& scope);
 
+/// The program whose cycles and turning points define the run's cycles,
+/// the maps at the extremes and the fretting loop (docs/case-file.md,
+/// `cycles`): the case's load program or the program of one of its items.
+struct CycleProgramRef {
+  enum class Kind { load_program, contact_motion, boundary_condition, load };
+  Kind kind = Kind::load_program;
+  int index = -1;                     ///< into contacts, dirichlet or loads
+  std::string text = "load_program";  ///< as written in the case file
+};
+
 /// A whole analysis.
 struct Case {
   std::filesystem::path source;  ///< the case file (absolute)
@@ -140,6 +150,7 @@ struct Case {
   std::vector<NodalLoad> loads;
   std::vector<ContactPlane> contacts;
   std::vector<Probe> probes;
+  CycleProgramRef cycles;  ///< `cycles.program`
   /// Name of the probe marked `point_p: true`, shown as the paper's point P
   /// (empty if none).
   std::string probe_p;
@@ -154,6 +165,10 @@ struct Case {
   /// lists them).
   std::vector<CaseOverride> overrides;
 };
+
+/// The program named by c.cycles (the case's load program when the named
+/// item has no own program).
+[[nodiscard]] const LoadProgram& cycle_program(const Case& c);
 
 /// "<case file>:<line>: <key>: " (without the line when `key` is not in
 /// c.key_lines; "<case file>: --set <key=value>: <key>: " when `key` is

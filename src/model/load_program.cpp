@@ -49,4 +49,25 @@ int LoadProgram::n_cycles() const {
   return n;
 }
 
+std::vector<int> LoadProgram::extremes() const {
+  std::vector<int> kind(static_cast<std::size_t>(n_increments()) + 1, 0);
+  // Direction of each segment: +1 rising, -1 falling, 0 hold.
+  std::vector<int> direction;
+  double before = 0.0;
+  for (const auto& s : segments) {
+    direction.push_back(s.target > before ? 1 : s.target < before ? -1 : 0);
+    before = s.target;
+  }
+  int end = 0;
+  for (std::size_t j = 0; j < segments.size(); ++j) {
+    end += segments[j].n_increments;
+    if (direction[j] == 0) continue;
+    std::size_t next = j + 1;
+    while (next < segments.size() && direction[next] == 0) ++next;
+    if (next < segments.size() && direction[next] == -direction[j])
+      kind[static_cast<std::size_t>(end)] = direction[j];
+  }
+  return kind;
+}
+
 }  // namespace bipo

@@ -30,6 +30,11 @@ struct LoadProgram {
   [[nodiscard]] int cycle(int k) const;
   /// Number of cycles (largest segment cycle).
   [[nodiscard]] int n_cycles() const;
+  /// The turning points of the factor, per increment k = 0..n_increments():
+  /// +1 where k ends a rising segment and the next segment that is not a
+  /// hold falls (a local maximum), -1 for the mirror case (a local minimum),
+  /// 0 elsewhere. The end of the program is no turning point.
+  [[nodiscard]] std::vector<int> extremes() const;
 };
 
 }  // namespace bipo

@@ -503,7 +503,8 @@ void Analysis::begin_increment(Increment& inc) const {
   StepResult& result = inc.result;
   const double position = result.position;
   result.factor = case_.program.factor(position);
-  result.cycle = case_.program.cycle(static_cast<int>(std::ceil(position - 1e-9)));
+  // The cycles follow the program the case names (`cycles.program`).
+  result.cycle = cycle_program(case_).cycle(static_cast<int>(std::ceil(position - 1e-9)));
 }
 
 /// Load of the increment: prescribed values, external forces, plane motion;
