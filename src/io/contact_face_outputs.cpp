@@ -1,8 +1,10 @@
 #include "io/contact_face_outputs.hpp"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "mesh/quality.hpp"
@@ -51,6 +53,145 @@ ContactSurface contact_surface(const RunDescription& run) {
   return s;
 }
 
+CycleNodeRecord::CycleNodeRecord(std::size_t n_nodes)
+    : dissipation(n_nodes, 0.0),
+      slip_amplitude(n_nodes, 0.0),
+      stuck(n_nodes, 1),
+      slipped(n_nodes, 0),
+      slip_min(n_nodes, Eigen::Vector3d::Zero()),
+      slip_max(n_nodes, Eigen::Vector3d::Zero()) {}
+
+void CycleNodeRecord::start(const StepSnapshot& first_step) {
+  std::fill(dissipation.begin(), dissipation.end(), 0.0);
+  std::fill(slip_amplitude.begin(), slip_amplitude.end(), 0.0);
+  std::fill(stuck.begin(), stuck.end(), std::uint8_t{1});
+  std::fill(slipped.begin(), slipped.end(), std::uint8_t{0});
+  // The accumulated slip grows by exactly the step's slip increment.
+  for (std::size_t i = 0; i < slip_min.size(); ++i)
+    slip_min[i] = slip_max[i] = first_step.accumulated_slip[i] - first_step.slip_increment[i];
+}
+
+void CycleNodeRecord::add(const StepSnapshot& snapshot) {
+  for (std::size_t i = 0; i < stuck.size(); ++i) {
+    const ContactNodeState& s = snapshot.contact_states[i];
+    dissipation[i] += s.dissipation;
+    slip_min[i] = slip_min[i].cwiseMin(snapshot.accumulated_slip[i]);
+    slip_max[i] = slip_max[i].cwiseMax(snapshot.accumulated_slip[i]);
+    slip_amplitude[i] = 0.5 * (slip_max[i] - slip_min[i]).norm();
+    stuck[i] = stuck[i] != 0 && s.state == ContactState::stick ? 1 : 0;
+    slipped[i] = slipped[i] != 0 || s.state == ContactState::slip ? 1 : 0;
+  }
+}
+
+int CycleNodeRecord::n_stuck() const {
+  return static_cast<int>(std::count(stuck.begin(), stuck.end(), std::uint8_t{1}));
+}
+
+int CycleNodeRecord::n_slipped() const {
+  return static_cast<int>(std::count(slipped.begin(), slipped.end(), std::uint8_t{1}));
+}
+
+void CycleLoop::add(double x_before, double y_before, double x_now, double y_now) {
+  if (!started) {
+    started = true;
+    x0 = x = x_before;
+    y0 = y = y_before;
+  }
+  twice_signed_area += x * y_now - x_now * y;
+  driver_work += y_now * (x_now - x);
+  x = x_now;
+  y = y_now;
+}
+
+double CycleLoop::area() const {
+  return 0.5 * std::abs(twice_signed_area + x * y0 - x0 * y);
+}
+
+namespace {
+
+/// `v` made unit, or none if it is zero.
+std::optional<Eigen::Vector3d> unit(const Eigen::Vector3d& v) {
+  const double n = v.norm();
+  if (!(n > 0.0)) return std::nullopt;
+  return v / n;
+}
+
+Eigen::Vector3d condition_vector(const DirichletCondition& bc) {
+  return {bc.value[0].value_or(0.0), bc.value[1].value_or(0.0), bc.value[2].value_or(0.0)};
+}
+
+LoopDriver driver_of(const RunDescription& run, LoopDriver::Kind kind, int index) {
+  const Case& c = run.case_description;
+  LoopDriver d;
+  d.index = index;
+  std::optional<Eigen::Vector3d> direction;
+  const auto i = static_cast<std::size_t>(index);
+  if (kind == LoopDriver::Kind::contact) direction = unit(c.contacts.at(i).motion);
+  if (kind == LoopDriver::Kind::condition) direction = unit(condition_vector(c.dirichlet.at(i)));
+  if (kind == LoopDriver::Kind::load) {
+    direction = unit(c.loads.at(i).force_per_node);
+    d.nodes = run.mesh.node_set(c.loads[i].set);
+  }
+  // A driver that does not move or push has no loop.
+  if (!direction) return {};
+  d.kind = kind;
+  d.direction = *direction;
+  return d;
+}
+
+}  // namespace
+
+LoopDriver loop_driver(const RunDescription& run) {
+  const Case& c = run.case_description;
+  using K = CycleProgramRef::Kind;
+  switch (c.cycles.kind) {
+    case K::contact_motion:
+      return driver_of(run, LoopDriver::Kind::contact, c.cycles.index);
+    case K::boundary_condition:
+      return driver_of(run, LoopDriver::Kind::condition, c.cycles.index);
+    case K::load:
+      return driver_of(run, LoopDriver::Kind::load, c.cycles.index);
+    case K::load_program:
+      break;
+  }
+  for (std::size_t i = 0; i < c.contacts.size(); ++i)
+    if (!c.contacts[i].motion_program && c.contacts[i].motion.norm() > 0.0)
+      return driver_of(run, LoopDriver::Kind::contact, static_cast<int>(i));
+  for (std::size_t i = 0; i < c.dirichlet.size(); ++i)
+    if (!c.dirichlet[i].program && condition_vector(c.dirichlet[i]).norm() > 0.0)
+      return driver_of(run, LoopDriver::Kind::condition, static_cast<int>(i));
+  return {};
+}
+
+std::pair<double, double> driver_point(const LoopDriver& driver, const RunDescription& run,
+                                       const StepSnapshot& snapshot) {
+  const Case& c = run.case_description;
+  const auto i = static_cast<std::size_t>(driver.index);
+  const double position = snapshot.step.position;
+  const Eigen::Vector3d& d = driver.direction;
+  switch (driver.kind) {
+    case LoopDriver::Kind::contact:
+      return {snapshot.contact_motion[i].dot(d), snapshot.contact_reaction[i].dot(d)};
+    case LoopDriver::Kind::condition: {
+      const DirichletCondition& bc = c.dirichlet[i];
+      const LoadProgram& program = bc.program ? *bc.program : c.program;
+      return {condition_vector(bc).dot(d) * program.factor(position),
+              snapshot.step.dirichlet_reactions[i].dot(d)};
+    }
+    case LoopDriver::Kind::load: {
+      const NodalLoad& load = c.loads[i];
+      const LoadProgram& program = load.program ? *load.program : c.program;
+      double mean = 0.0;
+      for (int node : driver.nodes) mean += snapshot.displacement.segment<3>(3 * node).dot(d);
+      const auto n = static_cast<double>(driver.nodes.size());
+      return {n > 0 ? mean / n : 0.0, n * load.force_per_node.dot(d) * program.factor(position)};
+    }
+    case LoopDriver::Kind::none:
+      break;
+  }
+  return {0.0, 0.0};
+}
+
 SegmentEnd segment_end(const StepSnapshot& snapshot, int step_number,
                        const ContactSurface& surface) {
   const auto& states = snapshot.contact_states;
@@ -81,7 +222,9 @@ std::string cycles_csv(const std::map<int, CycleRecord>& cycles) {
          "step_end_loading,n_open_end_loading,n_stick_end_loading,n_slip_end_loading,"
          "area_open_end_loading,area_stick_end_loading,area_slip_end_loading,"
          "step_end_unloading,n_open_end_unloading,n_stick_end_unloading,n_slip_end_unloading,"
-         "area_open_end_unloading,area_stick_end_unloading,area_slip_end_unloading\n";
+         "area_open_end_unloading,area_stick_end_unloading,area_slip_end_unloading,"
+         "loop_area,driver_work,work_on_body,n_stuck_cycle,n_slipped_cycle,regime,"
+         "max_slip_amplitude\n";
   for (const auto& [cycle, r] : cycles) {
     // Area enclosed by the (radial slip of P, applied force) path of the
     // cycle, closed back to its start: the shoelace formula.
@@ -95,20 +238,25 @@ std::string cycles_csv(const std::map<int, CycleRecord>& cycles) {
     for (const SegmentEnd* e : {&r.end_loading, &r.end_unloading})
       out << ',' << e->step << ',' << e->n_open << ',' << e->n_stick << ',' << e->n_slip << ','
           << e->area_open << ',' << e->area_stick << ',' << e->area_slip;
-    out << '\n';
+    // 1 partial slip (a node stuck through the cycle), 2 gross slip (none
+    // stuck, some slipping), 0 neither (no node in contact throughout).
+    const int regime = r.n_stuck > 0 ? 1 : r.n_slipped > 0 ? 2 : 0;
+    out << ',' << r.driver_loop.area() << ',' << r.driver_loop.driver_work << ',' << r.work_on_body
+        << ',' << r.n_stuck << ',' << r.n_slipped << ',' << regime << ',' << r.max_slip_amplitude
+        << '\n';
   }
   return out.str();
 }
 
 std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snapshot,
-                            const ContactSurface& surface,
-                            const std::vector<double>& cycle_dissipation) {
+                            const ContactSurface& surface, const CycleNodeRecord& cycle) {
   const auto& states = snapshot.contact_states;
   const auto& nodes = run.contact_mesh_nodes;
   std::string out =
       "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
       "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
-      "dissipation_cycle,dissipation_accumulated,area,pressure,traction_t1,traction_t2\n";
+      "dissipation_cycle,dissipation_accumulated,area,pressure,traction_t1,traction_t2,"
+      "slip_amplitude_cycle,stuck_cycle\n";
   for (std::size_t i = 0; i < states.size(); ++i) {
     const ContactNodeState& s = states[i];
     const Eigen::Vector3d& x = run.mesh.nodes[nodes[i]];
@@ -130,12 +278,14 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
                                a.y(),
                                a.z(),
                                snapshot.accumulated_slip_length[i],
-                               cycle_dissipation[i],
+                               cycle.dissipation[i],
                                snapshot.accumulated_dissipation[i],
                                area,
                                per_area(s.r(0), area),
                                per_area(s.r(1), area),
-                               per_area(s.r(2), area)}) {
+                               per_area(s.r(2), area),
+                               cycle.slip_amplitude[i],
+                               static_cast<double>(cycle.stuck[i])}) {
       out += ',';
       append_number(out, value);
     }
@@ -146,7 +296,7 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
 
 std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
                                              const ContactSurface& surface,
-                                             const std::vector<double>& cycle_dissipation) {
+                                             const CycleNodeRecord& cycle) {
   const auto& states = snapshot.contact_states;
   const std::size_t m = states.size();
   PointField rn{"contact_rn", 1, {}}, rt{"contact_rt", 3, {}}, f{"contact_f", 1, {}},
@@ -155,7 +305,8 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
       acc_len{"accumulated_slip_length", 1, {}}, diss{"dissipation_increment", 1, {}},
       diss_acc{"dissipation_accumulated", 1, {}}, diss_cycle{"dissipation_cycle", 1, {}},
       cert{"law_certificate_G", 1, {}}, area{"contact_area", 1, {}},
-      pressure{"contact_pressure", 1, {}}, traction{"contact_traction_t", 3, {}};
+      pressure{"contact_pressure", 1, {}}, traction{"contact_traction_t", 3, {}},
+      amplitude{"slip_amplitude_cycle", 1, {}}, stuck{"stuck_cycle", 1, {}, ValueType::uint8};
   for (std::size_t i = 0; i < m; ++i) {
     const ContactNodeState& s = states[i];
     const Eigen::Vector3d& r_t = snapshot.friction_force[i];
@@ -172,15 +323,17 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
     acc_len.values.push_back(snapshot.accumulated_slip_length[i]);
     diss.values.push_back(s.dissipation);
     diss_acc.values.push_back(snapshot.accumulated_dissipation[i]);
-    diss_cycle.values.push_back(cycle_dissipation[i]);
+    diss_cycle.values.push_back(cycle.dissipation[i]);
+    amplitude.values.push_back(cycle.slip_amplitude[i]);
+    stuck.values.push_back(static_cast<double>(cycle.stuck[i]));
     cert.values.push_back(s.certificate);
     area.values.push_back(a_i);
     pressure.values.push_back(per_area(s.r(0), a_i));
     traction.values.insert(traction.values.end(), {per_area(r_t.x(), a_i), per_area(r_t.y(), a_i),
                                                    per_area(r_t.z(), a_i)});
   }
-  return {rn,   rt,       f,          state, gap,  slip,     acc,     acc_len,
-          diss, diss_acc, diss_cycle, cert,  area, pressure, traction};
+  return {rn,       rt,         f,    state, gap,      slip,     acc,       acc_len, diss,
+          diss_acc, diss_cycle, cert, area,  pressure, traction, amplitude, stuck};
 }
 
 CellField contact_face_states(const StepSnapshot& snapshot, const ContactSurface& surface) {

@@ -71,6 +71,22 @@ std::vector<std::string> history_columns(const Case& c) {
                            "n_slip", "dissipation", "accumulated_dissipation", "newton_iterations",
                            "sweeps", "equilibrium_residual", "scaled_certificate", "seconds"})
     columns.emplace_back(name);
+  // Per contact, by its name: its rigid displacement and its total reaction
+  // on the body; then the fretting loop's point (docs/outputs.md).
+  for (const auto& cp : c.contacts) {
+    for (const char* comp : {"x", "y", "z"}) columns.push_back("w_" + cp.name + "_" + comp);
+    for (const char* comp : {"x", "y", "z"}) columns.push_back("force_" + cp.name + "_" + comp);
+    for (const char* part : {"normal_force_", "tangential_force_"}) {
+      if (part[0] == 'n') {
+        columns.push_back(part + cp.name);
+      } else {
+        columns.push_back(part + cp.name + "_t1");
+        columns.push_back(part + cp.name + "_t2");
+      }
+    }
+  }
+  columns.emplace_back("loop_displacement");
+  columns.emplace_back("loop_force");
   return columns;
 }
 
@@ -208,7 +224,10 @@ ResultWriter::ResultWriter(const RunDescription& run, const fs::path& directory,
     if (!c.contacts.empty())
       contact_pvd_ = std::make_unique<PvdCollection>(folder_->path({"contact.pvd"}));
   }
-  cycle_dissipation_node_.assign(run.contact_mesh_nodes.size(), 0.0);
+  cycle_nodes_ = CycleNodeRecord(run.contact_mesh_nodes.size());
+  driver_ = loop_driver(run);
+  extremes_ = cycle_program(c).extremes();
+  last_contact_u_.assign(run.contact_mesh_nodes.size(), Eigen::Vector3d::Zero());
   write_summary("running", "");
 }
 
@@ -230,13 +249,15 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   const double applied = applied_force(step);
   update_cycle(snapshot, applied);
   const bool segment_end = is_segment_end(step.position);
-  if (segment_end) record_segment_end(snapshot);
+  const int extreme = extreme_at(step.position);
+  if (segment_end || extreme != 0) record_segment_end(snapshot, extreme);
   write_history_row(snapshot);
   for (std::size_t p = 0; p < run_.probes.size(); ++p) write_probe(p, snapshot, applied);
 
   const int n_total = c.program.n_increments();
   const bool last = step.position >= n_total - 1e-12;
-  if (c.output.vtk && (n_steps_ % c.output.every == 0 || last || segment_end)) write_vtk(snapshot);
+  if (c.output.vtk && (n_steps_ % c.output.every == 0 || last || segment_end || extreme != 0))
+    write_vtk(snapshot);
   // The first step is written whole: the new run replaces the earlier one.
   commit();
   seconds_output_ += seconds_since(start);
@@ -312,14 +333,14 @@ void ResultWriter::check_set_field_names() const {
 /// applied force) path of the cycle.
 void ResultWriter::update_cycle(const StepSnapshot& snapshot, double applied) {
   const StepResult& step = snapshot.step;
-  if (step.cycle != current_cycle_) {
+  if (step.cycle != current_cycle_ || !cycle_open_) {
     current_cycle_ = step.cycle;
-    std::fill(cycle_dissipation_node_.begin(), cycle_dissipation_node_.end(), 0.0);
+    cycle_open_ = true;
+    cycle_nodes_.start(snapshot);
   }
-  const auto& states = snapshot.contact_states;
-  for (std::size_t i = 0; i < states.size(); ++i)
-    cycle_dissipation_node_[i] += states[i].dissipation;
+  cycle_nodes_.add(snapshot);
   CycleRecord& record = cycles_[step.cycle];
+  update_fretting(snapshot, record);
   record.dissipation += step.dissipation;
   const double radial = probe_p_ >= 0 ? radial_slip(run_.probes[probe_p_], snapshot) : 0.0;
   if (record.steps == 0) {
@@ -329,6 +350,34 @@ void ResultWriter::update_cycle(const StepSnapshot& snapshot, double applied) {
   ++record.steps;
   last_radial_slip_ = radial;
   last_applied_ = applied;
+}
+
+/// The cycle's fretting loop, the work of the contact forces on the body's
+/// contact nodes (with the loop's driver work and the dissipation, the
+/// exact balance of docs/outputs.md, "Cycles"), and its slip regime.
+void ResultWriter::update_fretting(const StepSnapshot& snapshot, CycleRecord& record) {
+  const auto point = driver_point(driver_, run_, snapshot);
+  record.driver_loop.add(last_driver_point_.first, last_driver_point_.second, point.first,
+                         point.second);
+  last_driver_point_ = point;
+  const auto& states = snapshot.contact_states;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const Eigen::Vector3d u = snapshot.displacement.segment<3>(3 * run_.contact_mesh_nodes[i]);
+    record.work_on_body += snapshot.reaction[i].dot(u - last_contact_u_[i]);
+    last_contact_u_[i] = u;
+  }
+  record.n_stuck = cycle_nodes_.n_stuck();
+  record.n_slipped = cycle_nodes_.n_slipped();
+  for (const double a : cycle_nodes_.slip_amplitude)
+    record.max_slip_amplitude = std::max(record.max_slip_amplitude, a);
+}
+
+/// +1 / -1 where the cycle program's factor has a maximum / minimum
+/// (LoadProgram::extremes), 0 elsewhere and between increments.
+int ResultWriter::extreme_at(double position) const {
+  if (std::abs(position - std::round(position)) > 1e-9) return 0;
+  const auto k = static_cast<std::size_t>(std::lround(position));
+  return k < extremes_.size() ? extremes_[k] : 0;
 }
 
 bool ResultWriter::is_segment_end(double position) const {
@@ -344,15 +393,19 @@ bool ResultWriter::is_segment_end(double position) const {
 
 /// The state of the contact face at the end of a loading or unloading
 /// segment, for cycles.csv, and its map.
-void ResultWriter::record_segment_end(const StepSnapshot& snapshot) {
+void ResultWriter::record_segment_end(const StepSnapshot& snapshot, int extreme) {
   const StepResult& step = snapshot.step;
+  if (!is_segment_end(step.position)) {
+    write_map(snapshot, "none", extreme);
+    return;
+  }
   const double before = run_.case_description.program.factor(std::ceil(step.position - 1e-9) - 1.0);
   const bool unloading = step.factor < before;
   CycleRecord& record = cycles_[step.cycle];
   (unloading ? record.end_unloading : record.end_loading) =
       segment_end(snapshot, n_steps_, surface_);
   const char* kind = step.factor < before ? "unloading" : step.factor > before ? "loading" : "hold";
-  write_map(snapshot, kind);
+  write_map(snapshot, kind, extreme);
 }
 
 void ResultWriter::write_history_row(const StepSnapshot& snapshot) {
@@ -370,6 +423,16 @@ void ResultWriter::write_history_row(const StepSnapshot& snapshot) {
               step.accumulated_dissipation, static_cast<double>(step.newton_iterations),
               static_cast<double>(step.sweeps), step.equilibrium_residual, step.scaled_certificate,
               seconds});
+  const auto& contacts = run_.case_description.contacts;
+  for (std::size_t pi = 0; pi < contacts.size(); ++pi) {
+    const Eigen::Vector3d& w = snapshot.contact_motion[pi];
+    const Eigen::Vector3d& force = snapshot.contact_reaction[pi];
+    const ContactPlane& cp = contacts[pi];
+    row.insert(row.end(),
+               {w.x(), w.y(), w.z(), force.x(), force.y(), force.z(), force.dot(cp.normal),
+                force.dot(cp.direction), force.dot(cp.normal.cross(cp.direction))});
+  }
+  row.insert(row.end(), {last_driver_point_.first, last_driver_point_.second});
   history_->append_row(row);
 }
 
@@ -411,17 +474,21 @@ void ResultWriter::write_probe(std::size_t p, const StepSnapshot& snapshot, doub
 /// The contact face at the end of a segment of the load program, one row
 /// per contact node, as maps/step_NNNNNN.csv, and the list of the maps
 /// written so far as maps/index.csv (both complete or absent).
-void ResultWriter::write_map(const StepSnapshot& snapshot, const char* kind) {
+void ResultWriter::write_map(const StepSnapshot& snapshot, const char* kind, int extreme) {
   const StepResult& step = snapshot.step;
   const std::string name = "step_" + padded(n_steps_) + ".csv";
   write_text_atomically(folder_->path({"maps", name}),
-                        contact_map_csv(run_, snapshot, surface_, cycle_dissipation_node_));
+                        contact_map_csv(run_, snapshot, surface_, cycle_nodes_));
   std::ostringstream line;
   line << std::setprecision(17) << n_steps_ << ',' << step.position << ',' << step.factor << ','
-       << step.cycle << ',' << kind << ',' << name << '\n';
+       << step.cycle << ',' << kind << ',' << name << ','
+       << (extreme > 0   ? "max"
+           : extreme < 0 ? "min"
+                         : "none")
+       << '\n';
   map_index_ += line.str();
   write_text_atomically(folder_->path({"maps", "index.csv"}),
-                        "step,position,load_factor,cycle,segment,file\n" + map_index_);
+                        "step,position,load_factor,cycle,segment,file,extreme\n" + map_index_);
 }
 
 void ResultWriter::write_vtk(const StepSnapshot& snapshot) {
@@ -432,7 +499,7 @@ void ResultWriter::write_vtk(const StepSnapshot& snapshot) {
   body_fields(run_, snapshot, points, cells);
   std::vector<PointField> contact_fields;
   if (wants(c.output, "contact") && !c.contacts.empty())
-    contact_fields = contact_point_fields(snapshot, surface_, cycle_dissipation_node_);
+    contact_fields = contact_point_fields(snapshot, surface_, cycle_nodes_);
   add_on_full_mesh(contact_fields, run_.contact_mesh_nodes, mesh.nodes.size(), points);
   const std::string name = "bipo_" + padded(n_steps_) + ".vtu";
   const VtuOptions options = vtu_options(snapshot);

@@ -43,10 +43,12 @@ class ResultWriter {
   void check_set_field_names() const;
   void update_cycle(const StepSnapshot& snapshot, double applied);
   [[nodiscard]] bool is_segment_end(double position) const;
-  void record_segment_end(const StepSnapshot& snapshot);
+  void record_segment_end(const StepSnapshot& snapshot, int extreme);
+  [[nodiscard]] int extreme_at(double position) const;
+  void update_fretting(const StepSnapshot& snapshot, CycleRecord& record);
   void write_history_row(const StepSnapshot& snapshot);
   void write_probe(std::size_t p, const StepSnapshot& snapshot, double applied);
-  void write_map(const StepSnapshot& snapshot, const char* kind);
+  void write_map(const StepSnapshot& snapshot, const char* kind, int extreme);
   void write_vtk(const StepSnapshot& snapshot);
   [[nodiscard]] VtuOptions vtu_options(const StepSnapshot& snapshot) const;
   void write_contact_vtu(const StepSnapshot& snapshot, std::vector<PointField> contact_fields,
@@ -63,8 +65,15 @@ class ResultWriter {
   std::vector<std::unique_ptr<CsvWriter>> probe_csv_;
   std::unique_ptr<PvdCollection> pvd_, contact_pvd_;
   std::map<int, CycleRecord> cycles_;
-  std::vector<double> cycle_dissipation_node_;
+  CycleNodeRecord cycle_nodes_;
+  bool cycle_open_ = false;
   int current_cycle_ = 0;
+  // The fretting loop's driver, the cycle program's turning points (per
+  // increment), and what the previous step left (docs/outputs.md, "Cycles").
+  LoopDriver driver_;
+  std::vector<int> extremes_;
+  std::pair<double, double> last_driver_point_{0.0, 0.0};
+  std::vector<Eigen::Vector3d> last_contact_u_;
   double last_radial_slip_ = 0.0, last_applied_ = 0.0;
   std::string map_index_;
   int n_steps_ = 0;

@@ -48,7 +48,10 @@ RunDescription describe_run(const Analysis& analysis) {
                      analysis.shares_setup(),
                      analysis.certificate_acceptance(),
                      analysis.position(),
-                     analysis.timings()};
+                     analysis.timings(),
+                     {}};
+  for (const ContactNode& node : analysis.contact().nodes())
+    run.contact_of_node.push_back(node.plane);
   for (const Probe& probe : analysis.case_description().probes)
     run.probes.push_back(probe_site(analysis, probe));
   return run;
@@ -62,6 +65,9 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
                         analysis.accumulated_slip_length(),
                         analysis.accumulated_dissipation(),
                         {},
+                        {},
+                        {},
+                        {},
                         {}};
   const auto& states = analysis.contact_states();
   snapshot.friction_force.reserve(states.size());
@@ -70,6 +76,18 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
     const Eigen::Matrix3d& frame = analysis.contact().frame(static_cast<int>(i));
     snapshot.friction_force.emplace_back(tangential_to_global(frame, states[i].r.tail<2>()));
     snapshot.slip_increment.emplace_back(tangential_to_global(frame, states[i].slip));
+  }
+  const Case& c = analysis.case_description();
+  snapshot.contact_reaction.assign(c.contacts.size(), Eigen::Vector3d::Zero());
+  snapshot.reaction.reserve(states.size());
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const Eigen::Matrix3d& frame = analysis.contact().frame(static_cast<int>(i));
+    snapshot.reaction.emplace_back(frame.transpose() * states[i].r);
+    snapshot.contact_reaction[analysis.contact().nodes()[i].plane] += snapshot.reaction.back();
+  }
+  for (const ContactPlane& cp : c.contacts) {
+    const LoadProgram& program = cp.motion_program ? *cp.motion_program : c.program;
+    snapshot.contact_motion.emplace_back(cp.motion * program.factor(step.position));
   }
   return snapshot;
 }

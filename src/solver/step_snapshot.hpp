@@ -46,6 +46,7 @@ struct RunDescription {
   double certificate_acceptance = 0.0;  ///< see Analysis::certificate_acceptance
   double start_position = 0.0;          ///< program position before the first step
   SetupTimings timings;
+  std::vector<int> contact_of_node;  ///< the case's contact of each contact node
 };
 
 /// What one converged step gives the result writers. The views point into
@@ -62,6 +63,11 @@ struct StepSnapshot {
   /// The tangential reaction r_t and the slip increment du_t of each contact
   /// node in global components (owned by the snapshot).
   std::vector<Eigen::Vector3d> friction_force, slip_increment;
+  /// The whole reaction r of each contact node on the body, global components.
+  std::vector<Eigen::Vector3d> reaction;
+  /// Per contact of the case: its rigid displacement w and the total
+  /// reaction it exerts on the body (sum of its nodes' r), global components.
+  std::vector<Eigen::Vector3d> contact_motion, contact_reaction;
 };
 
 /// The description of `analysis`'s run, taken after its set-up.
