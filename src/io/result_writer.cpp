@@ -199,6 +199,22 @@ void add_on_full_mesh(const std::vector<PointField>& contact_fields,
   }
 }
 
+/// The fretting loop's driver as summary.json names it.
+std::string driver_name(const Case& c, const LoopDriver& driver) {
+  const std::string i = std::to_string(driver.index);
+  switch (driver.kind) {
+    case LoopDriver::Kind::contact:
+      return "contact." + c.contacts[static_cast<std::size_t>(driver.index)].name + ".motion";
+    case LoopDriver::Kind::condition:
+      return "boundary_conditions[" + i + "]";
+    case LoopDriver::Kind::load:
+      return "loads[" + i + "]";
+    case LoopDriver::Kind::none:
+      break;
+  }
+  return "none";
+}
+
 }  // namespace
 
 ResultWriter::ResultWriter(const RunDescription& run, const fs::path& directory,
@@ -588,6 +604,7 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   double total = 0.0;
   for (const auto& [cycle, r] : cycles_) total += r.dissipation;
   j["dissipation_total"] = total;
+  j["cycles"] = {{"program", c.cycles.text}, {"driver", driver_name(c, driver_)}};
   const SetupTimings& t = run_.timings;
   j["seconds"] = {{"assembly", t.assembly},
                   {"factorization", t.factorization},
