@@ -306,7 +306,7 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
       diss_acc{"dissipation_accumulated", 1, {}}, diss_cycle{"dissipation_cycle", 1, {}},
       cert{"law_certificate_G", 1, {}}, area{"contact_area", 1, {}},
       pressure{"contact_pressure", 1, {}}, traction{"contact_traction_t", 3, {}},
-      amplitude{"slip_amplitude_cycle", 1, {}}, stuck{"stuck_cycle", 1, {}, ValueType::uint8};
+      amplitude{"slip_amplitude_cycle", 1, {}}, stuck{"stuck_cycle", 1, {}, ValueType::int32};
   for (std::size_t i = 0; i < m; ++i) {
     const ContactNodeState& s = states[i];
     const Eigen::Vector3d& r_t = snapshot.friction_force[i];

@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
+#include "io/contact_face_outputs.hpp"
 #include "model/case.hpp"
 
 namespace fs = std::filesystem;
@@ -33,6 +34,19 @@ TEST(CycleProgram, ExtremesAreWhereTheFactorTurns) {
 TEST(CycleProgram, HoldsOnlyHaveNoExtremes) {
   const auto p = program_of({{0.0, 3}, {0.0, 2}});
   EXPECT_EQ(p.extremes(), std::vector<int>(6, 0));
+}
+
+TEST(CycleLoop, AreaAndWorkOfARectangleTraversedStepByStep) {
+  // From (0, 0): up to force 2 at x = 0, right to x = 3, down to force 0,
+  // back to x = 1 (not closed: the area closes it back to the start).
+  bipo::CycleLoop loop;
+  const double path[][2] = {{0, 0}, {0, 2}, {3, 2}, {3, 0}, {1, 0}};
+  for (int k = 1; k < 5; ++k) loop.add(path[k - 1][0], path[k - 1][1], path[k][0], path[k][1]);
+  EXPECT_DOUBLE_EQ(loop.area(), 6.0);
+  // End-of-step force times the displacement increment: 2 * 3 + 0 * (-2).
+  EXPECT_DOUBLE_EQ(loop.driver_work, 6.0);
+  EXPECT_DOUBLE_EQ(loop.x0, 0.0);
+  EXPECT_DOUBLE_EQ(loop.x, 1.0);
 }
 
 class CyclesKey : public ::testing::Test {
