@@ -1,6 +1,7 @@
 #include "io/contact_face_outputs.hpp"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -81,7 +82,10 @@ std::string cycles_csv(const std::map<int, CycleRecord>& cycles) {
          "step_end_loading,n_open_end_loading,n_stick_end_loading,n_slip_end_loading,"
          "area_open_end_loading,area_stick_end_loading,area_slip_end_loading,"
          "step_end_unloading,n_open_end_unloading,n_stick_end_unloading,n_slip_end_unloading,"
-         "area_open_end_unloading,area_stick_end_unloading,area_slip_end_unloading\n";
+         "area_open_end_unloading,area_stick_end_unloading,area_slip_end_unloading";
+  const bool wear = std::any_of(cycles.begin(), cycles.end(),
+                                [](const auto& c) { return c.second.wear_volume.has_value(); });
+  out << (wear ? ",wear_volume,represented_cycles\n" : "\n");
   for (const auto& [cycle, r] : cycles) {
     // Area enclosed by the (radial slip of P, applied force) path of the
     // cycle, closed back to its start: the shoelace formula.
@@ -95,6 +99,7 @@ std::string cycles_csv(const std::map<int, CycleRecord>& cycles) {
     for (const SegmentEnd* e : {&r.end_loading, &r.end_unloading})
       out << ',' << e->step << ',' << e->n_open << ',' << e->n_stick << ',' << e->n_slip << ','
           << e->area_open << ',' << e->area_stick << ',' << e->area_slip;
+    if (wear) out << ',' << r.wear_volume.value_or(0.0) << ',' << r.represented_cycles;
     out << '\n';
   }
   return out.str();
@@ -108,7 +113,8 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
   std::string out =
       "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
       "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
-      "dissipation_cycle,dissipation_accumulated,area,pressure,traction_t1,traction_t2\n";
+      "dissipation_cycle,dissipation_accumulated,area,pressure,traction_t1,traction_t2";
+  out += snapshot.wear ? ",wear_depth\n" : "\n";
   for (std::size_t i = 0; i < states.size(); ++i) {
     const ContactNodeState& s = states[i];
     const Eigen::Vector3d& x = run.mesh.nodes[nodes[i]];
@@ -138,6 +144,10 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
                                per_area(s.r(2), area)}) {
       out += ',';
       append_number(out, value);
+    }
+    if (snapshot.wear) {
+      out += ',';
+      append_number(out, snapshot.wear->depth()[i]);
     }
     out += '\n';
   }
@@ -179,8 +189,11 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
     traction.values.insert(traction.values.end(), {per_area(r_t.x(), a_i), per_area(r_t.y(), a_i),
                                                    per_area(r_t.z(), a_i)});
   }
-  return {rn,   rt,       f,          state, gap,  slip,     acc,     acc_len,
-          diss, diss_acc, diss_cycle, cert,  area, pressure, traction};
+  std::vector<PointField> fields{rn,         rt,   f,       state,    gap,
+                                 slip,       acc,  acc_len, diss,     diss_acc,
+                                 diss_cycle, cert, area,    pressure, traction};
+  if (snapshot.wear) fields.push_back({"wear_depth", 1, snapshot.wear->depth()});
+  return fields;
 }
 
 CellField contact_face_states(const StepSnapshot& snapshot, const ContactSurface& surface) {

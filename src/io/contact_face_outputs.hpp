@@ -7,6 +7,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,10 @@ struct CycleRecord {
   int steps = 0;
   SegmentEnd end_loading, end_unloading;
   std::vector<std::pair<double, double>> loop;  // (radial slip of P, applied force)
+  /// Wear (case `wear`): the volume the cycle wore, applied K times, and the
+  /// cycles represented at its end; unset without wear.
+  std::optional<double> wear_volume;
+  long long represented_cycles = 0;
 };
 
 /// The text of cycles.csv, one row per cycle.

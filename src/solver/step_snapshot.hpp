@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fem/elasticity.hpp"
@@ -62,6 +63,11 @@ struct StepSnapshot {
   /// The tangential reaction r_t and the slip increment du_t of each contact
   /// node in global components (owned by the snapshot).
   std::vector<Eigen::Vector3d> friction_force, slip_increment;
+  /// Wear (case `wear`): the analysis' wear module (nullptr without it),
+  /// the cycles it stands for, and why the run stops early (or empty).
+  const NodalWear* wear = nullptr;
+  long long represented_cycles = 0;
+  std::string_view stop_reason;
 };
 
 /// The description of `analysis`'s run, taken after its set-up.
