@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -85,11 +84,6 @@ WearRun run_wear(int cycles, const WearSettings& wear) {
     run.last_force = step.contact_normal_force;
   });
   const NodalWear& w = *analysis.wear();
-  if (std::getenv("WEAR_DEBUG"))
-    for (std::size_t i = 0; i < w.area().size(); ++i)
-      std::cout << analysis.mesh().nodes[analysis.contact_mesh_nodes()[i]].transpose() << " p "
-                << analysis.contact_states()[i].r(0) / w.area()[i] << " s " << run.cycle_slip[i]
-                << " h " << w.depth()[i] << "\n";
   run.depth = w.depth();
   run.worn_volume = w.volume();
   double area = 0.0;
