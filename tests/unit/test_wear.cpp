@@ -2,13 +2,19 @@
 // energy law's depth of a step, a cycle's depth counted K times and its
 // volume, nodes that do not wear; the gap offset of the contact module adds
 // the worn depth to the gap exactly; the `wear` keys of the case file and
-// their errors (docs/case-file.md, `wear`).
+// their errors (docs/case-file.md, `wear`); a run's wear outputs agree
+// with each other (docs/outputs.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "cli_support.hpp"
 #include "contact/node_to_plane.hpp"
 #include "contact/wear.hpp"
 #include "core/errors.hpp"
@@ -135,6 +141,80 @@ TEST_F(WearKeys, ErrorsNameTheKeyAndWhatWasExpected) {
                "wear.contact: expected the name of a contact plane");
   expect_error("wear: {law: archard, coefficient: 1, every: 2}\n", "unknown key 'every'");
   expect_error("wear: {law: archard, coefficient: 1}\n", "repeat block", false);
+}
+
+}  // namespace
+}  // namespace bipo
+
+namespace bipo {
+namespace {
+
+/// Numbers of one CSV column (by header name) of a file's text.
+std::vector<double> csv_column(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string line, cell;
+  std::getline(in, line);
+  std::istringstream header(line);
+  int index = -1;
+  for (int k = 0; std::getline(header, cell, ','); ++k)
+    if (cell == name) index = k;
+  EXPECT_GE(index, 0) << name;
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (int k = 0; std::getline(row, cell, ','); ++k)
+      if (k == index) values.push_back(std::stod(cell));
+  }
+  return values;
+}
+
+// A run with wear through the program: the outputs agree with each other
+// (summary volume = sum of cycles.csv's wear_volume = sum h A of the last
+// scar profile; the last map's wear_depth = the profile's), and max_cycles
+// with a jump of 3 ends the run after two of its three cycles (3 + 2).
+TEST(WearRun, OutputsAgreeAndMaxCyclesEndsTheRun) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "bipo_wear_run";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "case.yaml")
+      << bipo_test::replaced(
+             bipo_test::small_case, "load_program: [{to: 1.0, increments: 2}]\n",
+             "load_program:\n  - {to: 1.0, increments: 2}\n"
+             "  - {repeat: 3, segments: [{to: 1.0, increments: 4}, {to: 1.0, increments: 4}]}\n")
+      << "    motion:\n      displacement: [0.01, 0, 0]\n"
+         "      program: [{to: 0, increments: 2}, {repeat: 3, segments: [{to: 1, increments: "
+         "4}, {to: -1, increments: 4}]}]\n"
+         "wear: {law: archard, coefficient: 1e-4, cycle_jump: 3, max_cycles: 5}\n";
+  const auto run = bipo_test::run_bipo(dir, "run -q -o out case.yaml", dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto summary = nlohmann::json::parse(bipo_test::slurp(dir / "out" / "summary.json"));
+  EXPECT_EQ(summary["status"], "completed");
+  EXPECT_EQ(summary["wear"]["represented_cycles"], 5);
+  EXPECT_NE(summary["wear"]["stop_reason"].get<std::string>().find("wear.max_cycles"),
+            std::string::npos);
+  EXPECT_EQ(summary["steps_converged"], 2 + 2 * 8);
+  const double volume = summary["wear"]["volume"];
+  ASSERT_GT(volume, 0.0);
+  const std::string cycles = bipo_test::slurp(dir / "out" / "cycles.csv");
+  double cycles_volume = 0.0;
+  for (double v : csv_column(cycles, "wear_volume")) cycles_volume += v;
+  EXPECT_NEAR(cycles_volume, volume, 1e-12 * volume);
+  EXPECT_EQ(csv_column(cycles, "represented_cycles"), (std::vector<double>{0, 3, 5}));
+  ASSERT_FALSE(fs::exists(dir / "out" / "wear" / "cycle_0003.csv"));
+  const std::string profile = bipo_test::slurp(dir / "out" / "wear" / "cycle_0002.csv");
+  const auto depth = csv_column(profile, "wear_depth");
+  const auto area = csv_column(profile, "area");
+  double profile_volume = 0.0, max_depth = 0.0;
+  for (std::size_t i = 0; i < depth.size(); ++i) {
+    profile_volume += depth[i] * area[i];
+    max_depth = std::max(max_depth, depth[i]);
+  }
+  EXPECT_NEAR(profile_volume, volume, 1e-12 * volume);
+  EXPECT_EQ(max_depth, summary["wear"]["max_depth"].get<double>());
+  const std::string last_map = bipo_test::slurp(dir / "out" / "maps" / "step_000018.csv");
+  EXPECT_EQ(csv_column(last_map, "wear_depth"), depth);
+  fs::remove_all(dir);
 }
 
 }  // namespace
