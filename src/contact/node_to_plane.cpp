@@ -24,6 +24,7 @@ NodeToPlaneContact::NodeToPlaneContact(std::vector<RigidPlane> planes,
     gap_prev_(i) = (nodes_[i].position - plane.point - plane.w).dot(plane.normal);
   }
   u_prev_ = Eigen::VectorXd::Zero(3 * m);
+  gap_offset_ = Eigen::VectorXd::Zero(m);
   rho_.assign(nodes_.size(), 1.0);
 }
 
@@ -59,6 +60,13 @@ CondensedContactProblem NodeToPlaneContact::problem(const Eigen::VectorXd& q) co
   return {operators_, q, laws_, rho_, motion_scale(q)};
 }
 
+void NodeToPlaneContact::set_gap_offset(const Eigen::VectorXd& offset) {
+  if (offset.size() != n_nodes())
+    throw std::invalid_argument("set_gap_offset: one offset per contact node expected");
+  gap_prev_ += offset - gap_offset_;
+  gap_offset_ = offset;
+}
+
 void NodeToPlaneContact::set_plane_motion(int plane, const Eigen::Vector3d& w) {
   planes_[plane].w = w;
 }
@@ -69,7 +77,7 @@ Eigen::VectorXd NodeToPlaneContact::kinematics(const Eigen::VectorXd& u) const {
     const RigidPlane& plane = planes_[nodes_[i].plane];
     const Eigen::Vector3d ui = u.segment<3>(3 * i);
     // physics.md 2: g = (X + u - p0 - w).n ; du_t = ((u - u_prev) - (w - w_prev)).(t1, t2)
-    v(3 * i) = (nodes_[i].position + ui - plane.point - plane.w).dot(plane.normal);
+    v(3 * i) = (nodes_[i].position + ui - plane.point - plane.w).dot(plane.normal) + gap_offset_(i);
     const Eigen::Vector3d relative = (ui - u_prev_.segment<3>(3 * i)) - (plane.w - plane.w_prev);
     v.segment<2>(3 * i + 1) = tangential_components(frames_[i], relative);
   }

@@ -70,6 +70,13 @@ class NodeToPlaneContact {
   [[nodiscard]] Eigen::VectorXd delassus_times(const Eigen::VectorXd& r) const;
   [[nodiscard]] double rho(int i) const { return rho_[i]; }
 
+  /// Sets the gap offset of every node (m values, [length]): the depth h_i
+  /// worn off the body at node i, which adds to its gap (g_i + h_i, the
+  /// surface receded along n_i; contact/wear.hpp). The operators do not
+  /// depend on it; the last converged gaps shift with it.
+  void set_gap_offset(const Eigen::VectorXd& offset);
+  [[nodiscard]] const Eigen::VectorXd& gap_offset() const { return gap_offset_; }
+
   /// Moves the planes for the increment being solved.
   void set_plane_motion(int plane, const Eigen::Vector3d& w);
 
@@ -134,8 +141,9 @@ class NodeToPlaneContact {
   std::vector<FrictionLaw> laws_;  // per node: its plane's
   std::shared_ptr<const DelassusOperator> operators_;
   std::vector<double> rho_;
-  Eigen::VectorXd u_prev_;    // 3m, global components
-  Eigen::VectorXd gap_prev_;  // m, gaps at the last converged increment
+  Eigen::VectorXd u_prev_;      // 3m, global components
+  Eigen::VectorXd gap_prev_;    // m, gaps at the last converged increment
+  Eigen::VectorXd gap_offset_;  // m, worn depth added to the gaps
 };
 
 }  // namespace bipo

@@ -973,6 +973,35 @@ SolverSettings solver(const Reader& r, const Field& f) {
   return s;
 }
 
+WearSettings wear(const Reader& r, const Field& f, const Case& c) {
+  const Map m(r, f, {"law", "coefficient", "cycle_jump", "max_cycles", "max_depth", "contact"});
+  WearSettings w;
+  const Field law = m.required("law", "archard or energy");
+  const std::string kind = text(r, law, "archard or energy", false);
+  if (kind == "energy")
+    w.law = WearLawChoice::energy;
+  else if (kind != "archard")
+    r.fail(law, "expected archard or energy, got " + shown(kind));
+  // [1 / pressure]: Archard coefficients of metals are 1e-9..1e-3 mm^2/N.
+  w.coefficient = number(r, m.required("coefficient", "the wear coefficient [1 / pressure]"),
+                         {0.0, 1e10, "a number in [0, 1e10]"});
+  if (const auto x = m.get("cycle_jump")) w.cycle_jump = small_integer(r, *x, 1, 1'000'000);
+  if (const auto x = m.get("max_cycles")) w.max_cycles = integer(r, *x, 1, 1'000'000'000'000);
+  if (const auto x = m.get("max_depth"))
+    w.max_depth = number(r, *x, {1e-30, 1e9, "a number in [1e-30, 1e9]"});
+  if (const auto x = m.get("contact")) {
+    w.contact = safe_name(r, *x, "a contact plane name");
+    const auto named = [&](const ContactPlane& cp) { return cp.name == w.contact; };
+    if (std::none_of(c.contacts.begin(), c.contacts.end(), named))
+      r.fail(*x, "expected the name of a contact plane of `contact`, got " + shown(w.contact));
+  }
+  if (c.program.n_cycles() == 0)
+    r.fail(f,
+           "expected a load_program with a repeat block: wear is applied at the end of "
+           "each of its cycles, and this program has none");
+  return w;
+}
+
 const std::vector<std::string> kOutputFields{"displacement", "stress", "von_mises", "sets",
                                              "contact"};
 
@@ -1190,7 +1219,7 @@ Case read_case(const std::filesystem::path& file, std::vector<CaseOverride> over
   r.set_overrides(overrides);
   const Map m(r, root,
               {"title", "mesh", "material", "load_program", "boundary_conditions", "loads",
-               "contact", "probes", "solver", "output", "cycles"});
+               "contact", "probes", "solver", "output", "cycles", "wear"});
 
   const std::filesystem::path abs = std::filesystem::absolute(file).lexically_normal();
   const std::filesystem::path folder = abs.parent_path();
@@ -1217,6 +1246,7 @@ Case read_case(const std::filesystem::path& file, std::vector<CaseOverride> over
   if (const auto x = m.get("probes")) c.probes = probes(r, *x, c.contacts, c.probe_p);
   if (const auto x = m.get("cycles")) c.cycles = cycle_program_ref(r, *x, c);
   if (const auto x = m.get("solver")) c.solver = solver(r, *x);
+  if (const auto x = m.get("wear")) c.wear = wear(r, *x, c);
   c.output = output(r, m.get("output"), folder, abs.stem());
   c.key_lines = r.key_lines();
   c.overrides = std::move(overrides);

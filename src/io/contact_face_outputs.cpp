@@ -224,7 +224,10 @@ std::string cycles_csv(const std::map<int, CycleRecord>& cycles) {
          "step_end_unloading,n_open_end_unloading,n_stick_end_unloading,n_slip_end_unloading,"
          "area_open_end_unloading,area_stick_end_unloading,area_slip_end_unloading,"
          "loop_area,driver_work,work_on_body,n_stuck_cycle,n_slipped_cycle,regime,"
-         "max_slip_amplitude\n";
+         "max_slip_amplitude";
+  const bool wear = std::any_of(cycles.begin(), cycles.end(),
+                                [](const auto& c) { return c.second.wear_volume.has_value(); });
+  out << (wear ? ",wear_volume,represented_cycles\n" : "\n");
   for (const auto& [cycle, r] : cycles) {
     // Area enclosed by the (radial slip of P, applied force) path of the
     // cycle, closed back to its start: the shoelace formula.
@@ -242,8 +245,9 @@ std::string cycles_csv(const std::map<int, CycleRecord>& cycles) {
     // stuck, some slipping), 0 neither (no node in contact throughout).
     const int regime = r.n_stuck > 0 ? 1 : r.n_slipped > 0 ? 2 : 0;
     out << ',' << r.driver_loop.area() << ',' << r.driver_loop.driver_work << ',' << r.work_on_body
-        << ',' << r.n_stuck << ',' << r.n_slipped << ',' << regime << ',' << r.max_slip_amplitude
-        << '\n';
+        << ',' << r.n_stuck << ',' << r.n_slipped << ',' << regime << ',' << r.max_slip_amplitude;
+    if (wear) out << ',' << r.wear_volume.value_or(0.0) << ',' << r.represented_cycles;
+    out << '\n';
   }
   return out.str();
 }
@@ -256,7 +260,8 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
       "node,x,y,z,state,f,r_n,r_t1,r_t2,gap,slip_increment_t1,slip_increment_t2,"
       "accumulated_slip_x,accumulated_slip_y,accumulated_slip_z,accumulated_slip_length,"
       "dissipation_cycle,dissipation_accumulated,area,pressure,traction_t1,traction_t2,"
-      "slip_amplitude_cycle,stuck_cycle\n";
+      "slip_amplitude_cycle,stuck_cycle";
+  out += snapshot.wear ? ",wear_depth\n" : "\n";
   for (std::size_t i = 0; i < states.size(); ++i) {
     const ContactNodeState& s = states[i];
     const Eigen::Vector3d& x = run.mesh.nodes[nodes[i]];
@@ -288,6 +293,10 @@ std::string contact_map_csv(const RunDescription& run, const StepSnapshot& snaps
                                static_cast<double>(cycle.stuck[i])}) {
       out += ',';
       append_number(out, value);
+    }
+    if (snapshot.wear) {
+      out += ',';
+      append_number(out, snapshot.wear->depth()[i]);
     }
     out += '\n';
   }
@@ -332,8 +341,10 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
     traction.values.insert(traction.values.end(), {per_area(r_t.x(), a_i), per_area(r_t.y(), a_i),
                                                    per_area(r_t.z(), a_i)});
   }
-  return {rn,       rt,         f,    state, gap,      slip,     acc,       acc_len, diss,
+  std::vector<PointField> fields{rn,       rt,         f,    state, gap,      slip,     acc,       acc_len, diss,
           diss_acc, diss_cycle, cert, area,  pressure, traction, amplitude, stuck};
+  if (snapshot.wear) fields.push_back({"wear_depth", 1, snapshot.wear->depth()});
+  return fields;
 }
 
 CellField contact_face_states(const StepSnapshot& snapshot, const ContactSurface& surface) {

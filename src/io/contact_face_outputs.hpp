@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,6 +108,10 @@ struct CycleRecord {
   double work_on_body = 0.0;  ///< sum over steps and contact nodes of r_i . (u_i(k) - u_i(k-1))
   int n_stuck = 0, n_slipped = 0;  ///< stuck at every step / slipping at some step
   double max_slip_amplitude = 0.0;
+  /// Wear (case `wear`): the volume the cycle wore, applied K times, and the
+  /// cycles represented at its end; unset without wear.
+  std::optional<double> wear_volume;
+  long long represented_cycles = 0;
 };
 
 /// The text of cycles.csv, one row per cycle.

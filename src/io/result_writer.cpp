@@ -266,6 +266,7 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
 
   const double applied = applied_force(step);
   update_cycle(snapshot, applied);
+  if (snapshot.wear) record_wear(snapshot);
   const bool segment_end = is_segment_end(step.position);
   const int extreme = extreme_at(step.position);
   if (segment_end || extreme != 0) record_segment_end(snapshot, extreme);
@@ -396,6 +397,23 @@ int ResultWriter::extreme_at(double position) const {
   if (std::abs(position - std::round(position)) > 1e-9) return 0;
   const auto k = static_cast<std::size_t>(std::lround(position));
   return k < extremes_.size() ? extremes_[k] : 0;
+}
+
+/// Wear: at the end of a cycle (the represented cycles advance), the
+/// cycle's volume for cycles.csv and the scar profile wear/cycle_NNNN.csv.
+void ResultWriter::record_wear(const StepSnapshot& snapshot) {
+  const StepResult& step = snapshot.step;
+  wear_.stop_reason = snapshot.stop_reason;
+  if (snapshot.represented_cycles == wear_.represented_cycles) return;
+  wear_.represented_cycles = snapshot.represented_cycles;
+  wear_.max_depth = snapshot.wear->max_depth();
+  wear_.volume = snapshot.wear->volume();
+  CycleRecord& record = cycles_[step.cycle];
+  record.wear_volume = step.wear_volume;
+  record.represented_cycles = snapshot.represented_cycles;
+  std::ostringstream name;
+  name << "cycle_" << std::setw(4) << std::setfill('0') << step.cycle << ".csv";
+  write_text_atomically(folder_->path({"wear", name.str()}), wear_profile_csv(run_, snapshot));
 }
 
 bool ResultWriter::is_segment_end(double position) const {
@@ -607,6 +625,7 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   for (const auto& [cycle, r] : cycles_) total += r.dissipation;
   j["dissipation_total"] = total;
   j["cycles"] = {{"program", c.cycles.text}, {"driver", driver_name(c, driver_)}};
+  if (c.wear) j["wear"] = wear_summary(*c.wear, wear_);
   const SetupTimings& t = run_.timings;
   j["seconds"] = {{"assembly", t.assembly},
                   {"factorization", t.factorization},

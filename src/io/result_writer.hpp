@@ -14,6 +14,7 @@
 #include "io/contact_face_outputs.hpp"
 #include "io/result_folder.hpp"
 #include "io/vtk_output.hpp"
+#include "io/wear_outputs.hpp"
 #include "solver/step_snapshot.hpp"
 
 namespace bipo {
@@ -54,6 +55,7 @@ class ResultWriter {
   void write_contact_vtu(const StepSnapshot& snapshot, std::vector<PointField> contact_fields,
                          const VtuOptions& options);
   void write_summary(const std::string& status, const std::string& message);
+  void record_wear(const StepSnapshot& snapshot);
 
   const RunDescription& run_;
   // First of the members that hold files: destroyed last, after the writers
@@ -83,6 +85,7 @@ class ResultWriter {
   double max_certificate_ = 0.0, max_residual_ = 0.0;
   double seconds_linear_ = 0.0, seconds_contact_ = 0.0, seconds_output_ = 0.0;
   double total_seconds_ = 0.0;
+  WearTotals wear_;
 };
 
 }  // namespace bipo

@@ -64,6 +64,18 @@ struct ContactPlane {
   std::optional<LoadProgram> motion_program;         ///< default: the case's load program
 };
 
+/// Wear of a contact surface (docs/case-file.md, `wear`): the law, its
+/// coefficient, and how the worn depth enters the gaps.
+enum class WearLawChoice { archard, energy };
+struct WearSettings {
+  WearLawChoice law = WearLawChoice::archard;
+  double coefficient = 0.0;             ///< k [1 / pressure]
+  int cycle_jump = 1;                   ///< K: each simulated cycle's wear is applied K times
+  std::optional<long long> max_cycles;  ///< stop once this many cycles are represented
+  std::optional<double> max_depth;      ///< stop once a node's depth reaches it [length]
+  std::string contact;                  ///< the contact plane that wears; empty: all
+};
+
 /// How the contact problem's Delassus operator is held (docs/case-file.md,
 /// `solver.contact_solver`): dense W and S, or W applied through the sparse
 /// factorization; automatic picks by the number of contact nodes.
@@ -156,6 +168,7 @@ struct Case {
   std::string probe_p;
   SolverSettings solver;
   OutputSettings output;
+  std::optional<WearSettings> wear;
   /// The 1-based line of each key whose value can only be checked against
   /// the mesh (the `set` of every condition, load, plane and probe, e.g.
   /// "contact[0].set"), so that those checks name the line although they run

@@ -132,6 +132,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   measure_stiffness_norm();
   set_up_load_patterns();
   start_at_rest();
+  if (case_.wear) set_up_wear();
 }
 
 Analysis::PrescribedDofs Analysis::validate_and_partition() {
@@ -722,6 +723,7 @@ void Analysis::commit_step(Increment& inc) {
   }
   dissipation_total_ += result.dissipation;
   result.accumulated_dissipation = dissipation_total_;
+  if (wear_) wear_step(result);
   assert(u_.size() == 3 * mesh_.n_nodes() && r_.size() == 3 * m &&
          static_cast<int>(states_.size()) == m);
 }

@@ -21,6 +21,7 @@
 
 #include "contact/node_to_plane.hpp"
 #include "contact/solvers.hpp"
+#include "contact/wear.hpp"
 #include "fem/elasticity.hpp"
 #include "mesh/mesh.hpp"
 #include "model/case.hpp"
@@ -49,6 +50,9 @@ struct StepResult {
   double dissipation = 0.0;              ///< of the step
   double accumulated_dissipation = 0.0;  ///< since the start
   double seconds_linear = 0.0, seconds_contact = 0.0;
+  /// Wear (docs/case-file.md, `wear`), at the last step of a cycle: the
+  /// volume the cycle wore (times cycle_jump), applied to the gaps.
+  double wear_volume = 0.0;
 };
 
 /// The contact iterations stop when the scaled certificate, penetration and
@@ -163,6 +167,14 @@ class Analysis {
   /// Global components of the reaction of node i.
   [[nodiscard]] Eigen::Vector3d contact_reaction(int i) const;
 
+  /// The wear of the contact nodes (case `wear`), or nullptr without it.
+  [[nodiscard]] const NodalWear* wear() const { return wear_ ? &*wear_ : nullptr; }
+  /// Cycles the wear stands for: the simulated ones, each cycle_jump times.
+  [[nodiscard]] long long represented_cycles() const { return represented_cycles_; }
+  /// Why the run ends before its program does (a wear stop criterion), or
+  /// empty: run_load_program stops after the step that sets it.
+  [[nodiscard]] const std::string& stop_reason() const { return stop_reason_; }
+
  private:
   // The set-up, in the constructor's order (analysis.cpp says what each
   // does), and the per-increment steps of advance_to over their Increment.
@@ -194,6 +206,8 @@ class Analysis {
   void check_equilibrium(Increment& inc) const;
   void check_law_on_recovered(Increment& inc);
   void commit_step(Increment& inc);
+  void set_up_wear();  // analysis_wear.cpp
+  void wear_step(StepResult& result);
   [[nodiscard]] Eigen::VectorXd gather_contact(const Eigen::VectorXd& u_free) const;
 
   void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
@@ -235,6 +249,9 @@ class Analysis {
   std::vector<double> slip_length_;
   std::vector<double> dissipation_sum_;
   double dissipation_total_ = 0.0;
+  std::optional<NodalWear> wear_;
+  long long represented_cycles_ = 0;
+  std::string stop_reason_;
 };
 
 }  // namespace bipo

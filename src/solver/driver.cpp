@@ -70,7 +70,8 @@ void advance_increment(Analysis& analysis, int increment, const StepObserver& ob
 
 void run_load_program(Analysis& analysis, const StepObserver& observer) {
   const int n = analysis.case_description().program.n_increments();
-  for (int k = 1; k <= n; ++k) advance_increment(analysis, k, observer);
+  for (int k = 1; k <= n && analysis.stop_reason().empty(); ++k)
+    advance_increment(analysis, k, observer);
 }
 
 }  // namespace bipo

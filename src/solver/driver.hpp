@@ -15,7 +15,8 @@ using StepObserver = std::function<void(const Analysis&, const StepResult&)>;
 /// no piece of an increment is shorter than 2^-30 of it (about 1e-9).
 inline constexpr int max_cut_depth = 30;
 
-/// Runs the whole load program of the analysis' case. A step that throws
+/// Runs the load program of the analysis' case, to its end or until the
+/// analysis gives a stop_reason() (a wear criterion). A step that throws
 /// NumericalError is bisected, its halves solved in order, up to
 /// min(`case.solver.max_cuts`, max_cut_depth) levels (and never below the
 /// resolution of the program position's floating-point numbers); if a piece

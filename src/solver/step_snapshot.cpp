@@ -68,7 +68,10 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
                         {},
                         {},
                         {},
-                        {}};
+                        {},
+                        analysis.wear(),
+                        analysis.represented_cycles(),
+                        analysis.stop_reason()};
   const auto& states = analysis.contact_states();
   snapshot.friction_force.reserve(states.size());
   snapshot.slip_increment.reserve(states.size());

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fem/elasticity.hpp"
@@ -68,6 +69,11 @@ struct StepSnapshot {
   /// Per contact of the case: its rigid displacement w and the total
   /// reaction it exerts on the body (sum of its nodes' r), global components.
   std::vector<Eigen::Vector3d> contact_motion, contact_reaction;
+  /// Wear (case `wear`): the analysis' wear module (nullptr without it),
+  /// the cycles it stands for, and why the run stops early (or empty).
+  const NodalWear* wear = nullptr;
+  long long represented_cycles = 0;
+  std::string_view stop_reason;
 };
 
 /// The description of `analysis`'s run, taken after its set-up.
