@@ -33,6 +33,7 @@
 #include "io/case_overrides.hpp"
 #include "io/safe_name.hpp"
 #include "mesh/msh_reader.hpp"
+#include "model/block.hpp"
 #include "model/cylinder.hpp"
 
 namespace bipo {
@@ -708,13 +709,69 @@ std::string kind_of(const std::filesystem::file_status& status) {
   }
 }
 
+/// Three values of one kind, [x, y, z].
+template <class Read>
+auto triple(const Reader& r, const Field& f, const std::string& what, Read read) {
+  const std::string expected = "a list of 3 " + what + " [x, y, z]";
+  if (!f.node.IsSequence() || f.node.size() != 3) {
+    const std::string got = f.node.IsSequence()
+                                ? "a list of " + std::to_string(f.node.size()) + " items"
+                                : found(f.node);
+    r.fail(f, "expected " + expected + ", got " + got);
+  }
+  const auto items = list(r, f, expected);
+  std::array<decltype(read(items[0])), 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) out[i] = read(items[i]);
+  return out;
+}
+
+/// mesh.block (docs/case-file.md, `mesh`): the bounds of model/block.hpp.
+BlockParams block_params(const Reader& r, const Field& f) {
+  const Map b(r, f, {"size", "elements", "grading", "symmetry"});
+  BlockParams bp;
+  constexpr Range size{kMinCylinderLength, kMaxCylinderLength, "a number in [1e-9, 1e9]"};
+  constexpr Range grading{1.0, kMaxBlockGrading, "a number in [1, 10000]"};
+  if (const auto x = b.get("size"))
+    bp.size = triple(r, *x, "lengths", [&](const Field& v) { return number(r, v, size); });
+  if (const auto x = b.get("elements"))
+    bp.elements = triple(r, *x, "element counts", [&](const Field& v) {
+      return small_integer(r, v, 1, kMaxCylinderDivisions);
+    });
+  if (const auto x = b.get("grading"))
+    bp.grading = triple(r, *x, "gradings", [&](const Field& v) { return number(r, v, grading); });
+  if (const auto x = b.get("symmetry")) {
+    const std::string kind = text(r, *x, "none, half or quarter", false);
+    if (kind == "half")
+      bp.symmetry = BlockParams::Symmetry::half;
+    else if (kind == "quarter")
+      bp.symmetry = BlockParams::Symmetry::quarter;
+    else if (kind != "none")
+      r.fail(*x, "expected none, half or quarter, got " + shown(kind));
+  }
+  if (block_node_count(bp) > kMaxGeneratedNodes) {
+    r.fail(f, "expected a mesh of at most " + std::to_string(kMaxGeneratedNodes) +
+                  " nodes, got elements which make " + std::to_string(block_node_count(bp)) +
+                  " nodes ((nx + 1) (ny + 1) (nz + 1))");
+  }
+  for (int d = 0; d < 2; ++d) {
+    if (block_is_centred(bp, d) && bp.grading[d] != 1.0 && bp.elements[d] % 2 != 0) {
+      r.fail(*b.get("elements"),
+             std::string("expected an even number of elements along ") + (d == 0 ? "x" : "y") +
+                 " (graded from the centre out both ways), got " + std::to_string(bp.elements[d]));
+    }
+  }
+  return bp;
+}
+
 MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::path& folder) {
-  const Map m(r, f, {"file", "cylinder"});
-  if (m.has("file") == m.has("cylinder")) {
-    r.fail(f, std::string("expected exactly one of the keys file, cylinder, got ") +
-                  (m.has("file") ? "both" : "neither"));
+  const Map m(r, f, {"file", "cylinder", "block"});
+  const int given = int{m.has("file")} + int{m.has("cylinder")} + int{m.has("block")};
+  if (given != 1) {
+    r.fail(f, std::string("expected exactly one of the keys file, cylinder, block, got ") +
+                  (given == 0 ? "none" : std::to_string(given) + " of them"));
   }
   MeshSource src;
+  if (const auto b = m.get("block")) src.block = block_params(r, *b);
   if (const auto file = m.get("file")) {
     const std::filesystem::path p = text(r, *file, "a path to a Gmsh .msh file", false);
     const std::filesystem::path abs = (p.is_absolute() ? p : folder / p).lexically_normal();
@@ -1150,7 +1207,8 @@ Case read_case(const std::filesystem::path& file, std::vector<CaseOverride> over
   Case c;
   c.source = abs;
   if (const auto x = m.get("title")) c.title = text(r, *x, "a string", true);
-  c.mesh = mesh_source(r, m.required("mesh", "a map with one of the keys file, cylinder"), folder);
+  c.mesh = mesh_source(r, m.required("mesh", "a map with one of the keys file, cylinder, block"),
+                       folder);
   c.material = material(r, m.required("material", "a map {young, poisson}"));
   c.program =
       program(r, m.required("load_program", "a non-empty list of segments {to, increments}"));

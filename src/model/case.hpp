@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/block.hpp"
 #include "model/cylinder.hpp"
 #include "model/load_program.hpp"
 
@@ -21,7 +22,8 @@ namespace bipo {
 struct MeshSource {
   /// Absolute (resolved against the case file's folder).
   std::optional<std::filesystem::path> file;
-  std::optional<CylinderParams> cylinder;  ///< exactly one of file / cylinder is set
+  std::optional<CylinderParams> cylinder;  ///< exactly one of file / cylinder / block is set
+  std::optional<BlockParams> block;
   bool operator==(const MeshSource&) const = default;
 };
 
