@@ -70,6 +70,12 @@ class NodeToPlaneContact {
   [[nodiscard]] Eigen::VectorXd delassus_times(const Eigen::VectorXd& r) const;
   [[nodiscard]] double rho(int i) const { return rho_[i]; }
 
+  /// Gives every node of `plane` the law `law` from the next problem() on
+  /// (a friction program, docs/case-file.md `contact`), with what derives
+  /// from it: their automatic rho (law/one_node.hpp). Nothing if the law is
+  /// the plane's already.
+  void set_law(int plane, const FrictionLaw& law);
+
   /// Moves the planes for the increment being solved.
   void set_plane_motion(int plane, const Eigen::Vector3d& w);
 
@@ -134,8 +140,9 @@ class NodeToPlaneContact {
   std::vector<FrictionLaw> laws_;  // per node: its plane's
   std::shared_ptr<const DelassusOperator> operators_;
   std::vector<double> rho_;
-  Eigen::VectorXd u_prev_;    // 3m, global components
-  Eigen::VectorXd gap_prev_;  // m, gaps at the last converged increment
+  std::vector<double> rho_override_;  // per plane, <= 0 = automatic (set_rho)
+  Eigen::VectorXd u_prev_;            // 3m, global components
+  Eigen::VectorXd gap_prev_;          // m, gaps at the last converged increment
 };
 
 }  // namespace bipo

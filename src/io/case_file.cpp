@@ -922,6 +922,37 @@ FrictionParams friction(const Reader& r, const Field& f) {
   return fp;
 }
 
+/// contact[i].friction_program: the plane's law changes, each from an
+/// increment of the load program (2 to its last, strictly ascending; the
+/// `friction` key is the law from increment 1).
+std::vector<FrictionChange> friction_program(const Reader& r, const Field& f,
+                                             const LoadProgram& main) {
+  const std::string item_text = "a change {from_increment: <n>, friction: {...}}";
+  const auto items = list(r, f, "a non-empty list of " + item_text);
+  if (items.empty()) r.fail(f, "expected a non-empty list of " + item_text + ", got an empty list");
+  const int last = main.n_increments();
+  std::vector<FrictionChange> changes;
+  for (const Field& item : items) {
+    const Map m(r, item, {"from_increment", "friction"}, item_text);
+    const Field from = m.required("from_increment", "the first increment of the new law");
+    const int earliest = changes.empty() ? 2 : changes.back().from_increment + 1;
+    if (earliest > last)
+      r.fail(from, "expected no further change: the load program has " + std::to_string(last) +
+                       " increments and the law already changes at increment " +
+                       std::to_string(earliest - 1) + " (or there is only one increment)");
+    const std::string expected =
+        "an integer in [" + std::to_string(earliest) + ", " + std::to_string(last) +
+        "] (an increment of load_program, 1-based, after the previous change; the law of "
+        "increment 1 is the key friction)";
+    FrictionChange change;
+    change.from_increment = small_integer(r, from, earliest, last, expected);
+    change.friction =
+        friction(r, m.required("friction", "a map {mu: <coefficient>} or {mu1, mu2, p1, p2}"));
+    changes.push_back(change);
+  }
+  return changes;
+}
+
 /// A direction given by its components: any finite numbers, as only its
 /// direction counts.
 constexpr Range kDirectionComponent{-std::numeric_limits<double>::max(),
@@ -954,7 +985,8 @@ Eigen::Vector3d direction(const Reader& r, const std::optional<Field>& f,
 }
 
 ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const LoadProgram& main) {
-  const Map m(r, f, {"name", "set", "plane", "friction", "direction", "rho", "motion"});
+  const Map m(
+      r, f, {"name", "set", "plane", "friction", "friction_program", "direction", "rho", "motion"});
   ContactPlane c;
   c.name = "plane_" + std::to_string(index);
   if (const auto x = m.get("name")) c.name = safe_name(r, *x, "a plane name");
@@ -972,6 +1004,7 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
 
   c.friction =
       friction(r, m.required("friction", "a map {mu: <coefficient>} or {mu1, mu2, p1, p2}"));
+  if (const auto x = m.get("friction_program")) c.friction_program = friction_program(r, *x, main);
   c.direction = direction(r, m.get("direction"), c.normal);
 
   if (const auto x = m.get("rho")) {
