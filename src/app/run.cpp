@@ -101,6 +101,7 @@ std::function<std::string(int)> case_blas_threads(const Case& c) {
 
 Mesh load_mesh(const Case& c) {
   if (c.mesh.file) return read_msh(*c.mesh.file);
+  if (c.mesh.block) return generate_block(*c.mesh.block);
   return generate_cylinder(*c.mesh.cylinder);
 }
 

@@ -43,10 +43,27 @@ void NodeToPlaneContact::set_condensed_operators(std::shared_ptr<const DelassusO
 }
 
 void NodeToPlaneContact::set_rho(const std::vector<double>& rho_override) {
+  rho_override_ = rho_override;
   for (int i = 0; i < n_nodes(); ++i) {
     const int plane = nodes_[i].plane;
     const double fixed = plane < static_cast<int>(rho_override.size()) ? rho_override[plane] : 0.0;
     rho_[i] = fixed > 0.0 ? fixed : automatic_rho(operators_->diagonal_block(i), laws_[i]);
+  }
+}
+
+void NodeToPlaneContact::set_law(int plane, const FrictionLaw& law) {
+  const FrictionLaw& now = planes_[plane].law;
+  if (now.mu1() == law.mu1() && now.mu2() == law.mu2() && now.p1() == law.p1() &&
+      now.p2() == law.p2())
+    return;
+  planes_[plane].law = law;
+  const double fixed = plane < static_cast<int>(rho_override_.size()) ? rho_override_[plane] : 0.0;
+  for (int i = 0; i < n_nodes(); ++i) {
+    if (nodes_[i].plane != plane) continue;
+    laws_[i] = law;
+    // The automatic rho weighs the tangential compliance by omega^2 (zero
+    // for a frictionless law): a new law needs its own.
+    if (operators_ && !(fixed > 0.0)) rho_[i] = automatic_rho(operators_->diagonal_block(i), law);
   }
 }
 

@@ -76,6 +76,11 @@ class NodeToPlaneContact {
   /// depend on it; the last converged gaps shift with it.
   void set_gap_offset(const Eigen::VectorXd& offset);
   [[nodiscard]] const Eigen::VectorXd& gap_offset() const { return gap_offset_; }
+  /// Gives every node of `plane` the law `law` from the next problem() on
+  /// (a friction program, docs/case-file.md `contact`), with what derives
+  /// from it: their automatic rho (law/one_node.hpp). Nothing if the law is
+  /// the plane's already.
+  void set_law(int plane, const FrictionLaw& law);
 
   /// Moves the planes for the increment being solved.
   void set_plane_motion(int plane, const Eigen::Vector3d& w);
@@ -141,9 +146,10 @@ class NodeToPlaneContact {
   std::vector<FrictionLaw> laws_;  // per node: its plane's
   std::shared_ptr<const DelassusOperator> operators_;
   std::vector<double> rho_;
-  Eigen::VectorXd u_prev_;      // 3m, global components
-  Eigen::VectorXd gap_prev_;    // m, gaps at the last converged increment
-  Eigen::VectorXd gap_offset_;  // m, worn depth added to the gaps
+  std::vector<double> rho_override_;  // per plane, <= 0 = automatic (set_rho)
+  Eigen::VectorXd u_prev_;            // 3m, global components
+  Eigen::VectorXd gap_prev_;          // m, gaps at the last converged increment
+  Eigen::VectorXd gap_offset_;        // m, worn depth added to the gaps
 };
 
 }  // namespace bipo

@@ -33,6 +33,7 @@
 #include "io/case_overrides.hpp"
 #include "io/safe_name.hpp"
 #include "mesh/msh_reader.hpp"
+#include "model/block.hpp"
 #include "model/cylinder.hpp"
 
 namespace bipo {
@@ -708,13 +709,69 @@ std::string kind_of(const std::filesystem::file_status& status) {
   }
 }
 
+/// Three values of one kind, [x, y, z].
+template <class Read>
+auto triple(const Reader& r, const Field& f, const std::string& what, Read read) {
+  const std::string expected = "a list of 3 " + what + " [x, y, z]";
+  if (!f.node.IsSequence() || f.node.size() != 3) {
+    const std::string got = f.node.IsSequence()
+                                ? "a list of " + std::to_string(f.node.size()) + " items"
+                                : found(f.node);
+    r.fail(f, "expected " + expected + ", got " + got);
+  }
+  const auto items = list(r, f, expected);
+  std::array<decltype(read(items[0])), 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) out[i] = read(items[i]);
+  return out;
+}
+
+/// mesh.block (docs/case-file.md, `mesh`): the bounds of model/block.hpp.
+BlockParams block_params(const Reader& r, const Field& f) {
+  const Map b(r, f, {"size", "elements", "grading", "symmetry"});
+  BlockParams bp;
+  constexpr Range size{kMinCylinderLength, kMaxCylinderLength, "a number in [1e-9, 1e9]"};
+  constexpr Range grading{1.0, kMaxBlockGrading, "a number in [1, 10000]"};
+  if (const auto x = b.get("size"))
+    bp.size = triple(r, *x, "lengths", [&](const Field& v) { return number(r, v, size); });
+  if (const auto x = b.get("elements"))
+    bp.elements = triple(r, *x, "element counts", [&](const Field& v) {
+      return small_integer(r, v, 1, kMaxCylinderDivisions);
+    });
+  if (const auto x = b.get("grading"))
+    bp.grading = triple(r, *x, "gradings", [&](const Field& v) { return number(r, v, grading); });
+  if (const auto x = b.get("symmetry")) {
+    const std::string kind = text(r, *x, "none, half or quarter", false);
+    if (kind == "half")
+      bp.symmetry = BlockParams::Symmetry::half;
+    else if (kind == "quarter")
+      bp.symmetry = BlockParams::Symmetry::quarter;
+    else if (kind != "none")
+      r.fail(*x, "expected none, half or quarter, got " + shown(kind));
+  }
+  if (block_node_count(bp) > kMaxGeneratedNodes) {
+    r.fail(f, "expected a mesh of at most " + std::to_string(kMaxGeneratedNodes) +
+                  " nodes, got elements which make " + std::to_string(block_node_count(bp)) +
+                  " nodes ((nx + 1) (ny + 1) (nz + 1))");
+  }
+  for (int d = 0; d < 2; ++d) {
+    if (block_is_centred(bp, d) && bp.grading[d] != 1.0 && bp.elements[d] % 2 != 0) {
+      r.fail(*b.get("elements"),
+             std::string("expected an even number of elements along ") + (d == 0 ? "x" : "y") +
+                 " (graded from the centre out both ways), got " + std::to_string(bp.elements[d]));
+    }
+  }
+  return bp;
+}
+
 MeshSource mesh_source(const Reader& r, const Field& f, const std::filesystem::path& folder) {
-  const Map m(r, f, {"file", "cylinder"});
-  if (m.has("file") == m.has("cylinder")) {
-    r.fail(f, std::string("expected exactly one of the keys file, cylinder, got ") +
-                  (m.has("file") ? "both" : "neither"));
+  const Map m(r, f, {"file", "cylinder", "block"});
+  const int given = int{m.has("file")} + int{m.has("cylinder")} + int{m.has("block")};
+  if (given != 1) {
+    r.fail(f, std::string("expected exactly one of the keys file, cylinder, block, got ") +
+                  (given == 0 ? "none" : std::to_string(given) + " of them"));
   }
   MeshSource src;
+  if (const auto b = m.get("block")) src.block = block_params(r, *b);
   if (const auto file = m.get("file")) {
     const std::filesystem::path p = text(r, *file, "a path to a Gmsh .msh file", false);
     const std::filesystem::path abs = (p.is_absolute() ? p : folder / p).lexically_normal();
@@ -865,6 +922,37 @@ FrictionParams friction(const Reader& r, const Field& f) {
   return fp;
 }
 
+/// contact[i].friction_program: the plane's law changes, each from an
+/// increment of the load program (2 to its last, strictly ascending; the
+/// `friction` key is the law from increment 1).
+std::vector<FrictionChange> friction_program(const Reader& r, const Field& f,
+                                             const LoadProgram& main) {
+  const std::string item_text = "a change {from_increment: <n>, friction: {...}}";
+  const auto items = list(r, f, "a non-empty list of " + item_text);
+  if (items.empty()) r.fail(f, "expected a non-empty list of " + item_text + ", got an empty list");
+  const int last = main.n_increments();
+  std::vector<FrictionChange> changes;
+  for (const Field& item : items) {
+    const Map m(r, item, {"from_increment", "friction"}, item_text);
+    const Field from = m.required("from_increment", "the first increment of the new law");
+    const int earliest = changes.empty() ? 2 : changes.back().from_increment + 1;
+    if (earliest > last)
+      r.fail(from, "expected no further change: the load program has " + std::to_string(last) +
+                       " increments and the law already changes at increment " +
+                       std::to_string(earliest - 1) + " (or there is only one increment)");
+    const std::string expected =
+        "an integer in [" + std::to_string(earliest) + ", " + std::to_string(last) +
+        "] (an increment of load_program, 1-based, after the previous change; the law of "
+        "increment 1 is the key friction)";
+    FrictionChange change;
+    change.from_increment = small_integer(r, from, earliest, last, expected);
+    change.friction =
+        friction(r, m.required("friction", "a map {mu: <coefficient>} or {mu1, mu2, p1, p2}"));
+    changes.push_back(change);
+  }
+  return changes;
+}
+
 /// A direction given by its components: any finite numbers, as only its
 /// direction counts.
 constexpr Range kDirectionComponent{-std::numeric_limits<double>::max(),
@@ -897,7 +985,8 @@ Eigen::Vector3d direction(const Reader& r, const std::optional<Field>& f,
 }
 
 ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const LoadProgram& main) {
-  const Map m(r, f, {"name", "set", "plane", "friction", "direction", "rho", "motion"});
+  const Map m(
+      r, f, {"name", "set", "plane", "friction", "friction_program", "direction", "rho", "motion"});
   ContactPlane c;
   c.name = "plane_" + std::to_string(index);
   if (const auto x = m.get("name")) c.name = safe_name(r, *x, "a plane name");
@@ -915,6 +1004,7 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
 
   c.friction =
       friction(r, m.required("friction", "a map {mu: <coefficient>} or {mu1, mu2, p1, p2}"));
+  if (const auto x = m.get("friction_program")) c.friction_program = friction_program(r, *x, main);
   c.direction = direction(r, m.get("direction"), c.normal);
 
   if (const auto x = m.get("rho")) {
@@ -1227,7 +1317,8 @@ Case read_case(const std::filesystem::path& file, std::vector<CaseOverride> over
   Case c;
   c.source = abs;
   if (const auto x = m.get("title")) c.title = text(r, *x, "a string", true);
-  c.mesh = mesh_source(r, m.required("mesh", "a map with one of the keys file, cylinder"), folder);
+  c.mesh = mesh_source(r, m.required("mesh", "a map with one of the keys file, cylinder, block"),
+                       folder);
   c.material = material(r, m.required("material", "a map {young, poisson}"));
   c.program =
       program(r, m.required("load_program", "a non-empty list of segments {to, increments}"));

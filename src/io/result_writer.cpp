@@ -586,6 +586,27 @@ void ResultWriter::write_contact_vtu(const StepSnapshot& snapshot,
   contact_pvd_->add(snapshot.step.position, "vtk/" + surface_name);
 }
 
+namespace {
+
+/// Per contact plane, its friction laws and the increment each holds from
+/// (contact[i].friction and friction_program; docs/outputs.md).
+nlohmann::json friction_laws(const Case& c) {
+  nlohmann::json planes = nlohmann::json::array();
+  const auto law = [](int from, const FrictionParams& f) {
+    return nlohmann::json{
+        {"from_increment", from}, {"mu1", f.mu1}, {"mu2", f.mu2}, {"p1", f.p1}, {"p2", f.p2}};
+  };
+  for (const ContactPlane& cp : c.contacts) {
+    nlohmann::json laws = nlohmann::json::array({law(1, cp.friction)});
+    for (const FrictionChange& change : cp.friction_program)
+      laws.push_back(law(change.from_increment, change.friction));
+    planes.push_back({{"plane", cp.name}, {"laws", laws}});
+  }
+  return planes;
+}
+
+}  // namespace
+
 void ResultWriter::write_summary(const std::string& status, const std::string& message) {
   const Case& c = run_.case_description;
   nlohmann::json j;
@@ -626,6 +647,7 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   j["dissipation_total"] = total;
   j["cycles"] = {{"program", c.cycles.text}, {"driver", driver_name(c, driver_)}};
   if (c.wear) j["wear"] = wear_summary(*c.wear, wear_);
+  j["friction_laws"] = friction_laws(c);
   const SetupTimings& t = run_.timings;
   j["seconds"] = {{"assembly", t.assembly},
                   {"factorization", t.factorization},

@@ -286,34 +286,24 @@ Mesh generate_cylinder(const CylinderParams& p) {
   return mesh;
 }
 
-Mesh generate_box(Eigen::Vector3d lo, Eigen::Vector3d hi, int nx, int ny, int nz) {
-  for (int d = 0; d < 3; ++d) {
-    require(std::isfinite(lo[d]) && std::isfinite(hi[d]) && lo[d] < hi[d],
-            "box mesh: need lo < hi in every direction, got lo[" + std::to_string(d) +
-                "] = " + std::to_string(lo[d]) + ", hi[" + std::to_string(d) +
-                "] = " + std::to_string(hi[d]));
-  }
-  require(nx >= 1 && ny >= 1 && nz >= 1, "box mesh: need at least one element per direction, got " +
-                                             std::to_string(nx) + " x " + std::to_string(ny) +
-                                             " x " + std::to_string(nz));
-  require_size((std::int64_t{nx} + 1) * (ny + 1) * (nz + 1), std::int64_t{nx} * ny * nz,
-               "box mesh");
+namespace {
 
+/// The structured grid of the node coordinates `axes` (each ascending): node
+/// (i, j, k) has index i + (nx + 1) (j + (ny + 1) k); hexahedra in the same
+/// order; node sets `xmin`, `xmax`, `ymin`, `ymax`, `zmin`, `zmax` (by index,
+/// so exact) and `all`.
+Mesh structured_grid(const std::array<std::vector<double>, 3>& axes) {
+  const int nx = static_cast<int>(axes[0].size()) - 1;
+  const int ny = static_cast<int>(axes[1].size()) - 1;
+  const int nz = static_cast<int>(axes[2].size()) - 1;
   const std::array<int, 3> cells{nx, ny, nz};
-  // Exactly lo at 0 and hi at the last index.
-  const auto coordinate = [&](int d, int i) {
-    const double s = static_cast<double>(i) / cells[d];
-    return (1.0 - s) * lo[d] + s * hi[d];
-  };
   const auto index = [&](int i, int j, int k) { return i + (nx + 1) * (j + (ny + 1) * k); };
 
   Mesh mesh;
   mesh.nodes.reserve(static_cast<std::size_t>(nx + 1) * (ny + 1) * (nz + 1));
   for (int k = 0; k <= nz; ++k) {
     for (int j = 0; j <= ny; ++j) {
-      for (int i = 0; i <= nx; ++i) {
-        mesh.nodes.emplace_back(coordinate(0, i), coordinate(1, j), coordinate(2, k));
-      }
+      for (int i = 0; i <= nx; ++i) mesh.nodes.emplace_back(axes[0][i], axes[1][j], axes[2][k]);
     }
   }
   mesh.hexes.reserve(static_cast<std::size_t>(nx) * ny * nz);
@@ -344,6 +334,133 @@ Mesh generate_box(Eigen::Vector3d lo, Eigen::Vector3d hi, int nx, int ny, int nz
     }
   }
   fill_tags(mesh);
+  return mesh;
+}
+
+}  // namespace
+
+Mesh generate_box(Eigen::Vector3d lo, Eigen::Vector3d hi, int nx, int ny, int nz) {
+  for (int d = 0; d < 3; ++d) {
+    require(std::isfinite(lo[d]) && std::isfinite(hi[d]) && lo[d] < hi[d],
+            "box mesh: need lo < hi in every direction, got lo[" + std::to_string(d) +
+                "] = " + std::to_string(lo[d]) + ", hi[" + std::to_string(d) +
+                "] = " + std::to_string(hi[d]));
+  }
+  require(nx >= 1 && ny >= 1 && nz >= 1, "box mesh: need at least one element per direction, got " +
+                                             std::to_string(nx) + " x " + std::to_string(ny) +
+                                             " x " + std::to_string(nz));
+  require_size((std::int64_t{nx} + 1) * (ny + 1) * (nz + 1), std::int64_t{nx} * ny * nz,
+               "box mesh");
+
+  const std::array<int, 3> cells{nx, ny, nz};
+  std::array<std::vector<double>, 3> axes;
+  for (int d = 0; d < 3; ++d) {
+    // Exactly lo at 0 and hi at the last index.
+    for (int i = 0; i <= cells[d]; ++i) {
+      const double s = static_cast<double>(i) / cells[d];
+      axes[d].push_back((1.0 - s) * lo[d] + s * hi[d]);
+    }
+  }
+  return structured_grid(axes);
+}
+
+namespace {
+
+const char* const kBlockAxis[3] = {"x", "y", "z"};
+
+void check_block_params(const BlockParams& p) {
+  for (int d = 0; d < 3; ++d) {
+    const std::string axis = kBlockAxis[d];
+    const double length = p.size[d];
+    require(std::isfinite(length) && length >= kMinCylinderLength && length <= kMaxCylinderLength,
+            "block mesh: size along " + axis + " must be a number in [1e-9, 1e9], got " +
+                std::to_string(length));
+    const int n = p.elements[d];
+    require(n >= 1 && n <= kMaxCylinderDivisions, "block mesh: elements along " + axis +
+                                                      " must be an integer in [1, 10000], got " +
+                                                      std::to_string(n));
+    const double g = p.grading[d];
+    require(std::isfinite(g) && g >= 1.0 && g <= kMaxBlockGrading,
+            "block mesh: grading along " + axis + " must be a number in [1, 10000], got " +
+                std::to_string(g));
+    require(!block_is_centred(p, d) || g == 1.0 || n % 2 == 0,
+            "block mesh: a graded direction centred on 0 (" + axis +
+                ") needs an even number of elements (graded from the centre out), got " +
+                std::to_string(n));
+  }
+  require(block_node_count(p) <= kMaxGeneratedNodes,
+          "block mesh: at most " + std::to_string(kMaxGeneratedNodes) + " nodes, got " +
+              std::to_string(block_node_count(p)) + " ((nx + 1) (ny + 1) (nz + 1))");
+}
+
+/// m + 1 points from 0 to 1 (both exact) whose m spans grow geometrically
+/// from the first to the last by the ratio g (the last span is g times the
+/// first); g = 1 gives i / m.
+std::vector<double> graded_span(int m, double g) {
+  std::vector<double> t(static_cast<std::size_t>(m) + 1);
+  const double r = m > 1 ? std::pow(g, 1.0 / (m - 1)) : 1.0;
+  for (int i = 0; i <= m; ++i) {
+    t[i] = (g == 1.0 || m == 1) ? static_cast<double>(i) / m
+                                : (std::pow(r, i) - 1.0) / (std::pow(r, m) - 1.0);
+  }
+  t[m] = 1.0;
+  return t;
+}
+
+/// The node coordinates of the block along direction d: [0, L] graded from
+/// 0, or centred [-L/2, L/2] graded from 0 outward both ways (mirror images,
+/// exactly), or uniform centred for an odd count.
+std::vector<double> block_axis(const BlockParams& p, int d) {
+  const double length = p.size[d];
+  const int n = p.elements[d];
+  if (!block_is_centred(p, d)) {
+    std::vector<double> x = graded_span(n, p.grading[d]);
+    for (double& v : x) v *= length;
+    return x;
+  }
+  if (n % 2 != 0) {
+    std::vector<double> x(static_cast<std::size_t>(n) + 1);
+    for (int i = 0; i <= n; ++i) {
+      const double s = static_cast<double>(i) / n;
+      x[i] = (1.0 - s) * (-0.5 * length) + s * (0.5 * length);
+    }
+    return x;
+  }
+  const std::vector<double> half = graded_span(n / 2, p.grading[d]);
+  std::vector<double> x(static_cast<std::size_t>(n) + 1);
+  for (int i = 0; i <= n / 2; ++i) {
+    x[n / 2 + i] = 0.5 * length * half[i];
+    x[n / 2 - i] = -(0.5 * length * half[i]);
+  }
+  x[n / 2] = 0.0;
+  return x;
+}
+
+}  // namespace
+
+Mesh generate_block(const BlockParams& p) {
+  check_block_params(p);
+  Mesh mesh = structured_grid({block_axis(p, 0), block_axis(p, 1), block_axis(p, 2)});
+  auto& sets = mesh.node_sets;
+  sets["bottom"] = sets.at("zmin");
+  sets["top"] = sets.at("zmax");
+  // The outer side faces, where a half-space model puts its far field; the
+  // faces on symmetry planes are left out.
+  const bool x0_symmetry = p.symmetry != BlockParams::Symmetry::none;
+  const bool y0_symmetry = p.symmetry == BlockParams::Symmetry::quarter;
+  if (x0_symmetry) sets["symmetry_x0"] = sets.at("xmin");
+  if (y0_symmetry) sets["symmetry_y0"] = sets.at("ymin");
+  std::vector<int> lateral;
+  const auto add_face = [&](const char* face) {
+    lateral.insert(lateral.end(), sets.at(face).begin(), sets.at(face).end());
+  };
+  add_face("xmax");
+  add_face("ymax");
+  if (!x0_symmetry) add_face("xmin");
+  if (!y0_symmetry) add_face("ymin");
+  std::sort(lateral.begin(), lateral.end());
+  lateral.erase(std::unique(lateral.begin(), lateral.end()), lateral.end());
+  sets["lateral"] = std::move(lateral);
   return mesh;
 }
 

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include "mesh/mesh.hpp"
+#include "model/block.hpp"
 #include "model/cylinder.hpp"
 
 namespace bipo {
@@ -49,6 +50,24 @@ namespace bipo {
 /// `symmetry_y0` (y = 0), where a model of a mirror-symmetric case holds ux,
 /// resp. uy, at zero. Throws InputError for an odd `core`.
 [[nodiscard]] Mesh generate_cylinder(const CylinderParams& p);
+
+/// The block of docs/case-file.md `mesh.block`: a structured box of
+/// nx x ny x nz hexahedra for half-space contact tests, the contact face
+/// z = 0 and the body in z >= 0. Along z, [0, Lz]; along x and y, [0, L]
+/// where the direction ends on a symmetry plane (x for `half`, x and y for
+/// `quarter`), else [-L/2, L/2]. Grading g (ratio of the largest to the
+/// smallest element) makes the spans a geometric progression of ratio
+/// g^(1 / (m - 1)) over the m elements from the contact point (x = 0,
+/// y = 0, z = 0) outward: in a centred direction each half has n / 2 of them
+/// and is the other's exact mirror image (n must be even unless g = 1); a
+/// node then lies at 0 exactly. g = 1 gives the uniform i L / n.
+/// Node (i, j, k) has index i + (nx + 1) (j + (ny + 1) k). Node sets: `bottom`
+/// (z = 0), `top` (z = Lz), `xmin`, `xmax`, `ymin`, `ymax`, `zmin`, `zmax`,
+/// `lateral` (the side faces that are not symmetry planes), `symmetry_x0`
+/// (x = 0, half and quarter) and `symmetry_y0` (y = 0, quarter), `all`.
+/// Throws InputError naming the parameter for values outside the bounds of
+/// model/block.hpp.
+[[nodiscard]] Mesh generate_block(const BlockParams& p);
 
 /// A structured box [lo, hi] of nx x ny x nz hexahedra. Node (i, j, k) has
 /// index i + (nx + 1) (j + (ny + 1) k). Node sets `xmin`, `xmax`, `ymin`,

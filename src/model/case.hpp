@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/block.hpp"
 #include "model/cylinder.hpp"
 #include "model/load_program.hpp"
 
@@ -21,7 +22,8 @@ namespace bipo {
 struct MeshSource {
   /// Absolute (resolved against the case file's folder).
   std::optional<std::filesystem::path> file;
-  std::optional<CylinderParams> cylinder;  ///< exactly one of file / cylinder is set
+  std::optional<CylinderParams> cylinder;  ///< exactly one of file / cylinder / block is set
+  std::optional<BlockParams> block;
   bool operator==(const MeshSource&) const = default;
 };
 
@@ -51,6 +53,15 @@ struct FrictionParams {
   double mu1 = 0.0, mu2 = 0.0, p1 = 0.0, p2 = 0.0;
 };
 
+/// A change of a plane's friction law along the load program
+/// (contact[i].friction_program): from increment `from_increment` (1-based,
+/// as the load program counts them; a cut increment's parts included) on,
+/// the law is `friction`.
+struct FrictionChange {
+  int from_increment = 2;
+  FrictionParams friction;
+};
+
 /// A rigid plane in contact with a named node set (docs/physics.md section 2).
 struct ContactPlane {
   std::string name;
@@ -58,10 +69,20 @@ struct ContactPlane {
   Eigen::Vector3d point = Eigen::Vector3d::Zero();       ///< p0
   Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();     ///< n, unit, into the body
   Eigen::Vector3d direction = Eigen::Vector3d::UnitX();  ///< t1 (already projected and normalized)
-  FrictionParams friction;
+  FrictionParams friction;  ///< the law from increment 1 on (until a friction_program change)
+  std::vector<FrictionChange> friction_program;      ///< strictly ascending from_increment >= 2
   std::optional<double> rho;                         ///< override of the automatic rho
   Eigen::Vector3d motion = Eigen::Vector3d::Zero();  ///< w at factor 1 [length]
   std::optional<LoadProgram> motion_program;         ///< default: the case's load program
+
+  /// The law of increment k (1-based): that of the last friction_program
+  /// change at or before k, else `friction`.
+  [[nodiscard]] const FrictionParams& friction_at(int increment) const {
+    const FrictionParams* law = &friction;
+    for (const FrictionChange& change : friction_program)
+      if (change.from_increment <= increment) law = &change.friction;
+    return *law;
+  }
 };
 
 /// Wear of a contact surface (docs/case-file.md, `wear`): the law, its

@@ -84,6 +84,20 @@ void check_normals_point_into_body(const Case& c, const Mesh& mesh,
   }
 }
 
+/// Each plane's friction law for the increment that `position` belongs to
+/// (contact[i].friction_program): the parts of a cut increment k, at
+/// positions in (k - 1, k], have increment k's law, as they have its cycle
+/// (begin_increment).
+void set_increment_laws(const Case& c, NodeToPlaneContact& contact, double position) {
+  const int increment = static_cast<int>(std::ceil(position - 1e-9));
+  for (int pi = 0; pi < static_cast<int>(c.contacts.size()); ++pi) {
+    const ContactPlane& cp = c.contacts[pi];
+    if (cp.friction_program.empty()) continue;
+    const FrictionParams& f = cp.friction_at(increment);
+    contact.set_law(pi, FrictionLaw::orthotropic(f.mu1, f.mu2, f.p1, f.p2));
+  }
+}
+
 }  // namespace
 
 /// The prescribed dofs, and the (condition index, component) that sets each.
@@ -532,6 +546,7 @@ void Analysis::apply_loads(Increment& inc) {
     const LoadProgram& program = cp.motion_program ? *cp.motion_program : case_.program;
     contact_->set_plane_motion(pi, cp.motion * program.factor(position));
   }
+  set_increment_laws(case_, *contact_, position);
 
   inc.q = contact_->kinematics(gather_contact(free_motion));
   assert(inc.q.size() == 3 * contact_->n_nodes());
