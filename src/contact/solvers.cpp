@@ -524,6 +524,24 @@ bool dense_step(const CondensedContactProblem& problem, NewtonState& n,
          unknown_part_of_step(problem, dense.stiffness(), n_system, reuse, n, workspace);
 }
 
+/// v += W r, over the columns of the nodes with a reaction when they are
+/// few (a sphere's disc of contact among many candidates: most r_j = 0), the
+/// whole product otherwise; the two differ by round-off only.
+void add_delassus_product(const CondensedOperators& operators, const Eigen::VectorXd& r,
+                          Eigen::VectorXd& v) {
+  const auto m = static_cast<int>(r.size() / 3);
+  int loaded = 0;
+  for (int j = 0; j < m; ++j) loaded += r.segment<3>(3 * j).isZero(0.0) ? 0 : 1;
+  if (4 * loaded > m) {
+    operators.add_product(r, v);
+    return;
+  }
+  const Eigen::MatrixXd& w = operators.delassus();
+  for (int j = 0; j < m; ++j)
+    if (!r.segment<3>(3 * j).isZero(0.0))
+      v.noalias() += w.middleCols<3>(3 * j) * r.segment<3>(3 * j);
+}
+
 /// Backtracking on |F| along (dr, dv): semi-smooth Newton is only locally
 /// convergent. Returns the step length accepted (the trial point is then in
 /// (trial_r, trial_v)), or 0 when none of 12 halvings decreases |F|.
@@ -577,7 +595,9 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   // The step solves B_i dr_i + C_i dv_i = -F_i with dv = W dr, i.e. dr = S dv.
   // Stick nodes (B_i = 0) give dv_i = -C_i^-1 F_i and open nodes (C_i = 0)
   // give dr_i = -F_i: only the slip and open nodes' dv remain unknown, in a
-  // dense system of their size (small when most nodes stick).
+  // dense system of their size (small when most nodes stick). When most
+  // nodes are open, the stick and slip nodes' dr are the unknowns instead
+  // (step_in_reactions); the LU of a repeated system is reused (dense_step).
   //
   // The dense products with S and W are the costly part besides the LU, so a
   // step multiplies by each column of S once (the stick columns before the
@@ -596,7 +616,10 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   NewtonState n(problem.n_nodes());
   const auto exact_motion = [&] {
     n.v = q;
-    problem.operators->add_product(r, n.v);
+    if (dense)
+      add_delassus_product(*dense, r, n.v);
+    else
+      problem.operators->add_product(r, n.v);
   };
   exact_motion();
   bool v_is_exact = true;
