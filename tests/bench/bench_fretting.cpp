@@ -134,6 +134,36 @@ void print_comparison(const char* name, const std::vector<SequenceResult>& plain
   std::fflush(stdout);
 }
 
+/// The contact problem of the seed punch's bottom face on a plane (its
+/// operators shared with an analysis that is gone, q = 0), and each node's
+/// squared distance from the axis.
+bipo::CondensedContactProblem seed_punch_face(double mu, std::vector<double>& radius2) {
+  bipo::Case c;
+  c.source = "bench_fretting";
+  c.material = {210000.0, 0.3};
+  c.program.segments = {{1.0, 1, 0}};
+  c.dirichlet.push_back({"top", {0.0, 0.0, 0.0}, std::nullopt});
+  bipo::ContactPlane plane;
+  plane.name = "sphere";
+  plane.set = "bottom";
+  plane.friction = {mu, mu, mu, mu};
+  c.contacts.push_back(plane);
+  c.output.vtk = false;
+  const bipo::Mesh mesh = bipo::generate_cylinder({});
+  const bipo::Analysis analysis(c, mesh);
+  const bipo::NodeToPlaneContact& contact = analysis.contact();
+  const int m = contact.n_nodes();
+  bipo::CondensedContactProblem base{
+      contact.condensed_operators(), Eigen::VectorXd::Zero(3 * m), {}, {}, 0.0};
+  for (int i = 0; i < m; ++i) {
+    base.laws.push_back(contact.law(i));
+    base.rho.push_back(contact.rho(i));
+    radius2.push_back(
+        contact.nodes()[static_cast<std::size_t>(i)].position.head<2>().squaredNorm());
+  }
+  return base;
+}
+
 void usage() {
   std::printf(
       "usage: bench_fretting [--reps N] [--radius R] [--delta D] [--slip S] [--mu MU]\n"
@@ -171,31 +201,9 @@ int main(int argc, char** argv) {
   }
   // As the bipo program sets it for a problem of this size.
   const std::string threads = bipo::apply_blas_threads(bipo::blas_threads_for(std::nullopt, 1000));
-  // The seed punch's operators: its bottom face on a plane.
-  bipo::Case c;
-  c.source = "bench_fretting";
-  c.material = {210000.0, 0.3};
-  c.program.segments = {{1.0, 1, 0}};
-  c.dirichlet.push_back({"top", {0.0, 0.0, 0.0}, std::nullopt});
-  bipo::ContactPlane plane;
-  plane.name = "sphere";
-  plane.set = "bottom";
-  plane.friction = {o.mu, o.mu, o.mu, o.mu};
-  c.contacts.push_back(plane);
-  c.output.vtk = false;
-  const bipo::Mesh mesh = bipo::generate_cylinder({});
-  const bipo::Analysis analysis(c, mesh);
-  const bipo::NodeToPlaneContact& contact = analysis.contact();
-  const int m = contact.n_nodes();
-  bipo::CondensedContactProblem base{
-      contact.condensed_operators(), Eigen::VectorXd::Zero(3 * m), {}, {}, 0.0};
   std::vector<double> radius2;
-  for (int i = 0; i < m; ++i) {
-    base.laws.push_back(contact.law(i));
-    base.rho.push_back(contact.rho(i));
-    radius2.push_back(
-        contact.nodes()[static_cast<std::size_t>(i)].position.head<2>().squaredNorm());
-  }
+  const bipo::CondensedContactProblem base = seed_punch_face(o.mu, radius2);
+  const int m = base.n_nodes();
   std::printf(
       "bench_fretting: seed punch bottom face, %d contact nodes; sphere R = %g, delta = %g "
       "(contact radius %.2f), mu = %g, fretting amplitude %g; BLAS threads %s; load average %s\n",
