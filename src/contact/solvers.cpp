@@ -32,17 +32,43 @@ namespace {
 constexpr double sparse_step_tolerance = 1e-13;
 constexpr double loosest_sparse_step_tolerance = 1e-3;
 
-/// Solves a x = b in place (b becomes x, a its LU) by LAPACK; false if
-/// singular. `a` is n x n, column-major with leading dimension n.
-bool solve_dense_lu(double* a, int n, double* b, std::vector<int>& pivots) {
+/// The dense Newton system of a step, solved in place (its right-hand side
+/// becomes the solution): by a fresh LAPACK LU of the matrix assembled in
+/// the workspace, which is kept there with what it was made for, or with
+/// the kept LU when `reuse`. False if the matrix is singular.
+bool solve_step_system(const CondensedContactProblem& problem,
+                       const std::vector<ContactState>& states, bool in_reactions, bool reuse,
+                       int n, double* rhs, ContactWorkspace& workspace) {
   const int one = 1;
   int info = 0;
-  pivots.resize(static_cast<std::size_t>(n));
-  dgetrf_(&n, &n, a, &n, pivots.data(), &info);
-  if (info != 0) return false;
+  ++workspace.counts.steps;
+  if (in_reactions) ++workspace.counts.in_reactions;
+  double* lu = workspace.newton_matrix.data();
+  if (reuse) {
+    ++workspace.counts.reused;
+  } else {
+    workspace.pivots.resize(static_cast<std::size_t>(n));
+    dgetrf_(&n, &n, lu, &n, workspace.pivots.data(), &info);
+    if (info != 0) return false;
+    workspace.factored_operators = problem.operators;
+    workspace.factored_states = states;
+    workspace.factored_in_reactions = in_reactions;
+    workspace.factorization_reusable = std::none_of(
+        states.begin(), states.end(), [](ContactState s) { return s == ContactState::slip; });
+  }
   const char trans = 'N';
-  dgetrs_(&trans, &n, &one, a, &n, pivots.data(), b, &n, &info, 1);
+  dgetrs_(&trans, &n, &one, lu, &n, workspace.pivots.data(), rhs, &n, &info, 1);
   return info == 0;
+}
+
+/// The storage of a dense system of size n in the workspace; invalidates
+/// the kept factorization, which it overwrites.
+Eigen::Map<Eigen::MatrixXd> step_matrix(int n, ContactWorkspace& workspace) {
+  const auto size = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  std::vector<double>& storage = workspace.newton_matrix;
+  if (storage.size() < size) storage.resize(size);
+  workspace.factorization_reusable = false;
+  return {storage.data(), n, n};
 }
 
 /// The unknowns of one node that does not stick in the Newton step of
@@ -321,16 +347,18 @@ struct NewtonState {
         dv(3 * m),
         dr(3 * m),
         trial_f(3 * m),
+        rhs(3 * m),
         s_times_basis(3 * m, 3) {
     unknowns.reserve(static_cast<std::size_t>(m));
+    active.reserve(static_cast<std::size_t>(m));
   }
 
   std::vector<ContactState> states;
   std::vector<Eigen::Matrix3d> b, c;  // B_i = dF_i/dr_i, C_i = dF_i/dv_i
   Eigen::VectorXd v, f, dv, dr, trial_r, trial_v, trial_f;
   std::vector<NewtonNodeUnknowns> unknowns;
-  std::vector<int> pivots;
-  Eigen::VectorXd rhs;
+  std::vector<int> active;  // the nodes whose dr is unknown (step_in_reactions)
+  Eigen::VectorXd rhs;      // the dense system's right-hand side, then solution
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis;
 };
 
@@ -372,37 +400,146 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
 }
 
 /// The rest of a Newton step: the dense system of the unknowns, blocks
-/// G_i S_ij N_j (+ H_i N_i on the diagonal), solved by LU; their motion is
-/// added to dv and its forces to dr. False if the system is singular.
-bool unknown_part_of_step(const Eigen::MatrixXd& s, int n_system, NewtonState& n,
-                          ContactWorkspace& workspace) {
-  // The matrix lives in the caller's workspace, kept between calls.
-  const auto size = static_cast<std::size_t>(n_system) * static_cast<std::size_t>(n_system);
-  std::vector<double>& storage = workspace.newton_matrix;
-  if (storage.size() < size) storage.resize(size);
-  Eigen::Map<Eigen::MatrixXd> system(storage.data(), n_system, n_system);
-  n.rhs.resize(n_system);
+/// G_i S_ij N_j (+ H_i N_i on the diagonal), solved by LU (or by the kept
+/// LU when `reuse`: the matrix is then not assembled); their motion is added
+/// to dv and its forces to dr. False if the system is singular.
+bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::MatrixXd& s,
+                          int n_system, bool reuse, NewtonState& n, ContactWorkspace& workspace) {
+  auto rhs = n.rhs.head(n_system);
   // The blocks are at most 3 x 3: coefficient-wise (lazy) products avoid
   // the general matrix-product machinery, which dominated this loop.
-  for (const NewtonNodeUnknowns& col : n.unknowns) {
-    const int j = col.node;
-    n.s_times_basis.noalias() = s.middleCols<3>(3 * j).lazyProduct(col.basis);
-    for (const NewtonNodeUnknowns& row : n.unknowns)
-      system.block(row.offset, col.offset, row.size, col.size).noalias() =
-          row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
-    system.block(col.offset, col.offset, col.size, col.size).noalias() +=
-        col.h.lazyProduct(col.basis);
-    n.rhs.segment(col.offset, col.size) = col.rhs - col.g.lazyProduct(n.dr.segment<3>(3 * j)) -
-                                          col.h.lazyProduct(n.dv.segment<3>(3 * j));
+  if (!reuse) {
+    Eigen::Map<Eigen::MatrixXd> system = step_matrix(n_system, workspace);
+    for (const NewtonNodeUnknowns& col : n.unknowns) {
+      n.s_times_basis.noalias() = s.middleCols<3>(3 * col.node).lazyProduct(col.basis);
+      for (const NewtonNodeUnknowns& row : n.unknowns)
+        system.block(row.offset, col.offset, row.size, col.size).noalias() =
+            row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
+      system.block(col.offset, col.offset, col.size, col.size).noalias() +=
+          col.h.lazyProduct(col.basis);
+    }
   }
-  if (!solve_dense_lu(system.data(), n_system, n.rhs.data(), n.pivots)) return false;
+  for (const NewtonNodeUnknowns& node : n.unknowns)
+    rhs.segment(node.offset, node.size) = node.rhs -
+                                          node.g.lazyProduct(n.dr.segment<3>(3 * node.node)) -
+                                          node.h.lazyProduct(n.dv.segment<3>(3 * node.node));
+  if (!solve_step_system(problem, n.states, false, reuse, n_system, rhs.data(), workspace))
+    return false;
   for (const NewtonNodeUnknowns& node : n.unknowns) {
     const int j = node.node;
-    const Eigen::Vector3d delta = node.basis * n.rhs.segment(node.offset, node.size);
+    const Eigen::Vector3d delta = node.basis * rhs.segment(node.offset, node.size);
     n.dv.segment<3>(3 * j) += delta;
     n.dr.noalias() += s.middleCols<3>(3 * j) * delta;
   }
   return true;
+}
+
+/// A Newton step with the reactions as unknowns, for states where most
+/// nodes are open (a sphere's disc of contact among many candidates). Open
+/// nodes (B_i = I, C_i = 0) give dr_i = -F_i; the others' rows
+/// B_i dr_i + C_i (W dr)_i = -F_i, a stick row (B_i = 0) multiplied by
+/// C_i^-1, form a dense system in their dr (3 unknowns each): blocks W_ij
+/// in a stick row, C_i W_ij (+ B_i on the diagonal) in a slip row. The
+/// same linear equations as the step in dv, solved for the other half of
+/// (dr, dv); dv = W dr is summed over the nonzero columns only. False if the
+/// system is singular.
+bool step_in_reactions(const CondensedContactProblem& problem, const Eigen::MatrixXd& w, bool reuse,
+                       NewtonState& n, ContactWorkspace& workspace) {
+  const int m = static_cast<int>(n.states.size());
+  n.dr.setZero();
+  n.dv.setZero();
+  n.active.clear();
+  for (int i = 0; i < m; ++i) {
+    if (n.states[i] != ContactState::open) {
+      n.active.push_back(i);
+      continue;
+    }
+    n.dr.segment<3>(3 * i) = -n.f.segment<3>(3 * i);
+    if (!n.dr.segment<3>(3 * i).isZero(0.0))
+      n.dv.noalias() += w.middleCols<3>(3 * i) * n.dr.segment<3>(3 * i);
+  }
+  const int n_system = 3 * static_cast<int>(n.active.size());
+  if (n_system == 0) return true;
+  auto rhs = n.rhs.head(n_system);
+  Eigen::Map<Eigen::MatrixXd> system =
+      reuse ? Eigen::Map<Eigen::MatrixXd>(workspace.newton_matrix.data(), n_system, n_system)
+            : step_matrix(n_system, workspace);
+  for (std::size_t a = 0; a < n.active.size(); ++a) {
+    const int i = n.active[a];
+    const Eigen::Index row = 3 * static_cast<Eigen::Index>(a);
+    const Eigen::Vector3d f_i = n.f.segment<3>(3 * i);
+    const Eigen::Vector3d dv_i = n.dv.segment<3>(3 * i);
+    const bool stick = n.states[i] == ContactState::stick;
+    if (stick)
+      rhs.segment<3>(row) = -n.c[i].partialPivLu().solve(f_i) - dv_i;
+    else
+      rhs.segment<3>(row) = -f_i - n.c[i] * dv_i;
+    if (reuse) continue;
+    for (std::size_t b = 0; b < n.active.size(); ++b) {
+      const Eigen::Index col = 3 * static_cast<Eigen::Index>(b);
+      const auto w_ij = w.block<3, 3>(3 * i, 3 * n.active[b]);
+      if (stick)
+        system.block<3, 3>(row, col) = w_ij;
+      else
+        system.block<3, 3>(row, col).noalias() = n.c[i].lazyProduct(w_ij);
+    }
+    if (!stick) system.block<3, 3>(row, row) += n.b[i];
+  }
+  if (!solve_step_system(problem, n.states, true, reuse, n_system, rhs.data(), workspace))
+    return false;
+  for (std::size_t a = 0; a < n.active.size(); ++a) {
+    const int j = n.active[a];
+    const Eigen::Vector3d dr_j = rhs.segment<3>(3 * static_cast<Eigen::Index>(a));
+    n.dr.segment<3>(3 * j) = dr_j;
+    n.dv.noalias() += w.middleCols<3>(3 * j) * dr_j;
+  }
+  return true;
+}
+
+/// Whether the step is cheaper with the reactions as unknowns (3 per stick
+/// or slip node) than with the motion (3 per open node, 2 per slip node
+/// that reduce_slip_node reduces, which is nearly all).
+bool cheaper_in_reactions(const NewtonState& n) {
+  int stick = 0, slip = 0, open = 0;
+  for (const ContactState state : n.states)
+    (state == ContactState::stick ? stick : state == ContactState::slip ? slip : open) += 1;
+  return 3 * (stick + slip) < 3 * open + 2 * slip;
+}
+
+/// A Newton step on dense operators: (dr, dv) of the step's equations, in
+/// the smaller formulation, with the kept factorization when the system is
+/// the one it was made for (the same operators, formulation and states, no
+/// node sliding: stick and open rows hold W or S only). False if singular.
+bool dense_step(const CondensedContactProblem& problem, NewtonState& n,
+                ContactWorkspace& workspace) {
+  const bool in_reactions = workspace.options.choose_formulation && cheaper_in_reactions(n);
+  const bool reuse = workspace.options.reuse_factorization && workspace.factorization_reusable &&
+                     workspace.factored_in_reactions == in_reactions &&
+                     workspace.factored_states == n.states &&
+                     workspace.factored_operators.lock() == problem.operators;
+  const CondensedOperators& dense = *problem.dense();
+  if (in_reactions) return step_in_reactions(problem, dense.delassus(), reuse, n, workspace);
+  const int n_system = known_part_of_step(dense.stiffness(), n);
+  return n_system == 0 ||
+         unknown_part_of_step(problem, dense.stiffness(), n_system, reuse, n, workspace);
+}
+
+/// v += W r, over the columns of the nodes with a reaction when they are
+/// few (a sphere's disc of contact among many candidates: most r_j = 0), the
+/// whole product otherwise; the two differ by round-off only.
+void add_delassus_product(const CondensedOperators& operators, const Eigen::VectorXd& r,
+                          Eigen::VectorXd& v) {
+  const auto m = static_cast<int>(r.size() / 3);
+  int loaded = 0;
+  for (int j = 0; j < m; ++j) loaded += r.segment<3>(3 * j).isZero(0.0) ? 0 : 1;
+  if (4 * loaded > m) {
+    operators.add_product(r, v);
+    return;
+  }
+  const Eigen::MatrixXd& w = operators.delassus();
+  for (int j = 0; j < m; ++j)
+    if (!r.segment<3>(3 * j).isZero(0.0))
+      v.noalias() += w.middleCols<3>(3 * j) * r.segment<3>(3 * j);
 }
 
 /// Backtracking on |F| along (dr, dv): semi-smooth Newton is only locally
@@ -458,7 +595,9 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   // The step solves B_i dr_i + C_i dv_i = -F_i with dv = W dr, i.e. dr = S dv.
   // Stick nodes (B_i = 0) give dv_i = -C_i^-1 F_i and open nodes (C_i = 0)
   // give dr_i = -F_i: only the slip and open nodes' dv remain unknown, in a
-  // dense system of their size (small when most nodes stick).
+  // dense system of their size (small when most nodes stick). When most
+  // nodes are open, the stick and slip nodes' dr are the unknowns instead
+  // (step_in_reactions); the LU of a repeated system is reused (dense_step).
   //
   // The dense products with S and W are the costly part besides the LU, so a
   // step multiplies by each column of S once (the stick columns before the
@@ -477,7 +616,10 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   NewtonState n(problem.n_nodes());
   const auto exact_motion = [&] {
     n.v = q;
-    problem.operators->add_product(r, n.v);
+    if (dense)
+      add_delassus_product(*dense, r, n.v);
+    else
+      problem.operators->add_product(r, n.v);
   };
   exact_motion();
   bool v_is_exact = true;
@@ -497,9 +639,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
 
     regularize_non_associated_slip(problem, report.scaled_residual, n);
     if (dense) {
-      const Eigen::MatrixXd& s = dense->stiffness();
-      const int n_system = known_part_of_step(s, n);
-      if (n_system > 0 && !unknown_part_of_step(s, n_system, n, workspace)) return report;
+      if (!dense_step(problem, n, workspace)) return report;
     } else {
       // Inexact Newton: the step's linear solve is as accurate as the
       // residual's decrease needs (relative |F| / |F_0|), within bounds.

@@ -16,11 +16,34 @@
 
 namespace bipo {
 
-/// Scratch storage of the Newton step's dense matrix, kept between solves by
+/// Scratch storage of the Newton step's dense system, kept between solves by
 /// its owner: a fresh allocation per step of that size costs page faults
-/// comparable to the LU. One workspace per solve running at a time.
+/// comparable to the LU. It also keeps the last LU factorization and what it
+/// was made for, so that a step whose system is the same reuses it (see
+/// solve_semismooth_newton). One workspace per solve running at a time.
 struct ContactWorkspace {
+  /// The dense Newton system's LU (LAPACK layout) and pivots.
   std::vector<double> newton_matrix;
+  std::vector<int> pivots;
+  /// What the factorization in newton_matrix was made for: the operators,
+  /// the formulation (unknowns dv or dr) and every node's state. Valid for
+  /// reuse only when no node was sliding (then the system depends on these
+  /// alone, physics.md 3.2).
+  std::weak_ptr<const DelassusOperator> factored_operators;
+  std::vector<ContactState> factored_states;
+  bool factored_in_reactions = false;
+  bool factorization_reusable = false;
+  /// Choices of the dense Newton step; both on by default, off only to
+  /// compare against the plain step (benchmarks, tests).
+  struct Options {
+    bool choose_formulation = true;   ///< unknowns dr when smaller than dv
+    bool reuse_factorization = true;  ///< reuse the LU of an unchanged system
+  } options;
+  /// Dense Newton steps since construction: all, those solved for dr, and
+  /// those that reused a factorization.
+  struct Counts {
+    long steps = 0, in_reactions = 0, reused = 0;
+  } counts;
   /// The Newton step solver of a sparse operator (made on first use).
   std::unique_ptr<SparseNewtonStep> sparse_step;
 };
