@@ -16,10 +16,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "app/run.hpp"
 #include "contact/node_to_plane.hpp"
 #include "contact/rigid_plane.hpp"
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
+#include "solver/analysis.hpp"
 
 namespace bipo {
 namespace {
@@ -289,16 +291,65 @@ TEST_F(IndenterCaseFile, ExactlyOneSurface) {
 TEST_F(IndenterCaseFile, DegenerateIndenters) {
   const std::string head = "contact:\n  - set: top\n    friction: {mu: 0}\n";
   expect_error(head + "    sphere: {center: [0, 0, 0], radius: 0}\n", "contact[0].sphere.radius",
-               "sphere:", "expected a length in (0, 1e9], got 0");
+               "    sphere:", "expected a length in (0, 1e9], got 0");
   expect_error(head + "    sphere: {center: [0, 0, 0]}\n", "contact[0].sphere.radius",
                "sphere:", "missing required key");
   expect_error(head + "    cylinder: {point: [0, 0, 0], axis: [0, 0, 0], radius: 1}\n",
-               "contact[0].cylinder.axis", "cylinder:", "expected a non-zero axis, got [0, 0, 0]");
+               "contact[0].cylinder.axis",
+               "    cylinder:", "expected a non-zero axis, got [0, 0, 0]");
   expect_error(head + "    cylinder: {point: [0, 0, 0], normal: [0, 0, 1], radius: 1}\n",
-               "contact[0].cylinder.normal", "cylinder:", "allowed keys: point, axis, radius");
+               "contact[0].cylinder.normal", "    cylinder:", "allowed keys: point, axis, radius");
   expect_error(
       head + "    sphere: {center: [0, 0, 0], radius: 1}\n    direction: {vector: [0, 0, 0]}\n",
       "contact[0].direction.vector", "direction:", "expected a non-zero vector");
+}
+
+/// Sets up the analysis of `contact` on the built-in cylinder (its node
+/// set `bottom`, z = 0, holds a node on the z axis) expecting an InputError
+/// starting with "<file>:<line>: <path>: " and containing `detail`.
+void expect_setup_error(const fs::path& file, const std::string& text, const std::string& path,
+                        const std::string& marker, const std::string& detail) {
+  std::ofstream(file) << text;
+  const int line =
+      1 + static_cast<int>(
+              std::count(text.begin(), text.begin() + static_cast<long>(text.find(marker)), '\n'));
+  const bipo::Case c = bipo::read_case(file);
+  const bipo::Mesh mesh = bipo::load_mesh(c);
+  try {
+    bipo::Analysis analysis(c, mesh);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const bipo::InputError& e) {
+    const std::string msg = e.what();
+    const std::string prefix = file.string() + ":" + std::to_string(line) + ": " + path + ": ";
+    EXPECT_EQ(msg.rfind(prefix, 0), 0u) << "message: " << msg << "\nexpected prefix: " << prefix;
+    EXPECT_NE(msg.find(detail), std::string::npos) << "message: " << msg;
+  }
+}
+
+TEST_F(IndenterCaseFile, NodeAtTheCentreOrOnTheAxisOrBodyInsideIsAnInputError) {
+  const std::string head = std::string(kHead) +
+                           "boundary_conditions: [{set: top, displacement: {x: 0, y: 0, z: 0}}]\n"
+                           "contact:\n  - set: bottom\n    friction: {mu: 0.2}\n";
+  const fs::path file = dir_ / "case.yaml";
+  expect_setup_error(file, head + "    cylinder: {point: [0, 0, -3], axis: [0, 0, 1], radius: 1}\n",
+                     "contact[0].cylinder", "    cylinder:",
+                     "is on the cylinder's axis (within 1e-9 R), where the normal is undefined");
+  expect_setup_error(file, head + "    sphere: {center: [0, 0, 0], radius: 1}\n",
+                     "contact[0].sphere", "    sphere:", "is at the sphere's centre");
+  expect_setup_error(file,
+                     head +
+                         "    sphere: {center: [0, 0, -1], radius: 1}\n"
+                         "    direction: {vector: [0, 0, 1]}\n",
+                     "contact[0].direction",
+                     "    direction:", "has its normal along the friction direction vector");
+  // The whole body (radius 10, height 10) inside a sphere of radius 30.
+  expect_setup_error(file, head + "    sphere: {center: [0, 0, 5], radius: 30}\n",
+                     "contact[0].sphere", "    sphere:", "the body is inside the sphere");
+  // The same sphere below the face: accepted.
+  std::ofstream(file) << head << "    sphere: {center: [0, 0, -30], radius: 30}\n";
+  const bipo::Case c = bipo::read_case(file);
+  const bipo::Mesh mesh = bipo::load_mesh(c);
+  EXPECT_NO_THROW(bipo::Analysis(c, mesh));
 }
 
 }  // namespace
