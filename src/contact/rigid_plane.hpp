@@ -101,7 +101,7 @@ struct RigidPlane {
   std::optional<double> t1_angle;
   Eigen::Vector3d point = Eigen::Vector3d::Zero();
   /// A plane's normal; an indenter's axis of approach (for probes' radial
-  /// directions only): the mean of its contact nodes' normals.
+  /// directions only): the normal at its contact node nearest to it.
   Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
   Eigen::Vector3d t1 = Eigen::Vector3d::UnitX();
   FrictionLaw law = FrictionLaw::isotropic(0.0);

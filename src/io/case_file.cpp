@@ -956,10 +956,15 @@ void contact_indenter_surface(const Reader& r, const Field& f, ContactShape shap
 /// The rigid surface of `contact[i]`: exactly one of plane, sphere, cylinder.
 void contact_surface(const Reader& r, const Map& m, ContactPlane& c) {
   const int given = int{m.has("plane")} + int{m.has("sphere")} + int{m.has("cylinder")};
-  if (given != 1) {
-    r.fail(m.field(), std::string("expected exactly one of the keys plane, sphere, cylinder (the "
-                                  "rigid surface), got ") +
-                          (given == 0 ? "none" : "more than one"));
+  if (given == 0) {
+    (void)m.required("plane",
+                     "a map {point: [x, y, z], normal: [x, y, z]}, or instead a rigid indenter "
+                     "sphere: {center, radius} or cylinder: {point, axis, radius}");
+  }
+  if (given > 1) {
+    r.fail(m.field(),
+           "expected exactly one of the keys plane, sphere, cylinder (the rigid "
+           "surface), got more than one");
   }
   if (const auto x = m.get("plane")) return contact_plane_surface(r, *x, c);
   if (const auto x = m.get("sphere"))

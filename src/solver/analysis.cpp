@@ -6,6 +6,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -299,10 +300,17 @@ void Analysis::set_up_contact_nodes(const PrescribedDofs& dofs) {
     } catch (const InputError& e) {
       throw InputError(located(case_, "contact[" + std::to_string(pi) + "].set") + e.what());
     }
-    Eigen::Vector3d normal_sum = Eigen::Vector3d::Zero();
+    double nearest_gap = std::numeric_limits<double>::infinity();
+    Eigen::Vector3d nearest_normal = plane.normal;
     for (int node : *nodes) {
       const Eigen::Matrix3d frame = contact_node_frame(case_, mesh_, pi, node, plane);
-      normal_sum += frame.row(0).transpose();
+      if (const auto at = plane.surface_point(mesh_.nodes[node])) {
+        const double gap = (mesh_.nodes[node] - at->anchor).dot(at->normal) - at->offset;
+        if (gap < nearest_gap) {
+          nearest_gap = gap;
+          nearest_normal = at->normal;
+        }
+      }
       if (plane_of_node[node] >= 0)
         throw InputError(located(case_, "contact[" + std::to_string(pi) + "].set") + "node " +
                          std::to_string(mesh_.node_tags[node]) +
@@ -315,9 +323,9 @@ void Analysis::set_up_contact_nodes(const PrescribedDofs& dofs) {
       contact_nodes.push_back({pi, mesh_.nodes[node]});
       contact_mesh_nodes_.push_back(node);
     }
-    // An indenter's axis of approach, for probes' radial directions.
-    if (plane.shape != SurfaceShape::plane && normal_sum.norm() > 0.0)
-      planes.back().normal = normal_sum.normalized();
+    // An indenter's axis of approach, for probes' radial directions: the
+    // normal where the body is nearest to it (first touch).
+    if (plane.shape != SurfaceShape::plane) planes.back().normal = nearest_normal;
   }
   check_normals_point_into_body(case_, mesh_, plane_of_node);
   contact_ = std::make_unique<NodeToPlaneContact>(std::move(planes), std::move(contact_nodes));

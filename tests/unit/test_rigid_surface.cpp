@@ -278,9 +278,9 @@ TEST_F(IndenterCaseFile, SphereAndCylinderReadToTheRightValues) {
 }
 
 TEST_F(IndenterCaseFile, ExactlyOneSurface) {
-  expect_error("contact:\n  - set: top\n    friction: {mu: 0}\n", "contact[0]", "set: top",
-               "expected exactly one of the keys plane, sphere, cylinder (the rigid surface), "
-               "got none");
+  expect_error("contact:\n  - set: top\n    friction: {mu: 0}\n", "contact[0].plane", "set: top",
+               "missing required key; expected a map {point: [x, y, z], normal: [x, y, z]}, or "
+               "instead a rigid indenter sphere: {center, radius} or cylinder");
   expect_error(
       "contact:\n  - set: top\n    friction: {mu: 0}\n"
       "    plane: {point: [0, 0, 0], normal: [0, 0, 1]}\n"
@@ -349,7 +349,12 @@ TEST_F(IndenterCaseFile, NodeAtTheCentreOrOnTheAxisOrBodyInsideIsAnInputError) {
   std::ofstream(file) << head << "    sphere: {center: [0, 0, -30], radius: 30}\n";
   const bipo::Case c = bipo::read_case(file);
   const bipo::Mesh mesh = bipo::load_mesh(c);
-  EXPECT_NO_THROW(bipo::Analysis(c, mesh));
+  const bipo::Analysis analysis(c, mesh);
+  // Its axis of approach (probes' radial directions): the normal at the
+  // node nearest to it, on the z axis.
+  EXPECT_EQ(analysis.contact().planes()[0].normal, Eigen::Vector3d::UnitZ());
+  EXPECT_EQ(analysis.contact().planes()[0].radial_direction(Eigen::Vector3d(0, 3, 0)),
+            Eigen::Vector3d::UnitY());
 }
 
 }  // namespace
