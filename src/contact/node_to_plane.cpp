@@ -1,4 +1,4 @@
-// Node-to-rigid-plane contact (docs/physics.md section 2): frames, kinematics, nodal
+// Node-to-rigid-surface contact (docs/physics.md section 2, 2.1): frames, kinematics, nodal
 // forces, the condensed operators and the increment's problem, and what is
 // done with a solution. See node_to_plane.hpp.
 #include "contact/node_to_plane.hpp"
@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace bipo {
@@ -17,11 +18,20 @@ NodeToPlaneContact::NodeToPlaneContact(std::vector<RigidPlane> planes,
   frames_.reserve(nodes_.size());
   laws_.reserve(nodes_.size());
   gap_prev_.resize(m);
+  surface_.reserve(nodes_.size());
   for (int i = 0; i < m; ++i) {
     const RigidPlane& plane = planes_[nodes_[i].plane];
-    frames_.push_back(plane.frame());
+    // physics.md 2.1: frames fixed at the reference configuration (small
+    // sliding); one frame for all the nodes of a plane.
+    const std::optional<SurfacePoint> at = plane.surface_point(nodes_[i].position);
+    const std::optional<Eigen::Matrix3d> frame = plane.node_frame(nodes_[i].position);
+    if (!at || !frame)
+      throw std::invalid_argument("NodeToPlaneContact: contact node " + std::to_string(i) +
+                                  " has no normal or friction direction on its surface");
+    surface_.push_back(*at);
+    frames_.push_back(*frame);
     laws_.push_back(plane.law);
-    gap_prev_(i) = (nodes_[i].position - plane.point - plane.w).dot(plane.normal);
+    gap_prev_(i) = (nodes_[i].position - at->anchor - plane.w).dot(at->normal) - at->offset;
   }
   u_prev_ = Eigen::VectorXd::Zero(3 * m);
   gap_offset_ = Eigen::VectorXd::Zero(m);
@@ -92,9 +102,12 @@ Eigen::VectorXd NodeToPlaneContact::kinematics(const Eigen::VectorXd& u) const {
   Eigen::VectorXd v(3 * n_nodes());
   for (int i = 0; i < n_nodes(); ++i) {
     const RigidPlane& plane = planes_[nodes_[i].plane];
+    const SurfacePoint& at = surface_[i];
     const Eigen::Vector3d ui = u.segment<3>(3 * i);
-    // physics.md 2: g = (X + u - p0 - w).n ; du_t = ((u - u_prev) - (w - w_prev)).(t1, t2)
-    v(3 * i) = (nodes_[i].position + ui - plane.point - plane.w).dot(plane.normal) + gap_offset_(i);
+    // physics.md 2, 2.1: g = (X + u - p0 - w).n - R (R = 0 for a plane);
+    // du_t = ((u - u_prev) - (w - w_prev)).(t1, t2)
+    v(3 * i) =
+        (nodes_[i].position + ui - at.anchor - plane.w).dot(at.normal) - at.offset + gap_offset_(i);
     const Eigen::Vector3d relative = (ui - u_prev_.segment<3>(3 * i)) - (plane.w - plane.w_prev);
     v.segment<2>(3 * i + 1) = tangential_components(frames_[i], relative);
   }

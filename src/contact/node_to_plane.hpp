@@ -1,5 +1,5 @@
-// Owns node-to-rigid-plane contact (docs/physics.md section 2) for a list of contact
-// nodes: each node against its plane, with its local frame, the kinematics
+// Owns node-to-rigid-surface contact (docs/physics.md section 2, 2.1) for a list of
+// contact nodes: each node against its plane or indenter, with its local frame, the kinematics
 // (gaps and slips) of nodal displacements, the nodal forces of reactions, the
 // condensed operators of the nodes, and the increment's contact problem as a
 // value (problem()) for the solvers of contact/solvers.hpp. After a solve it
@@ -48,6 +48,8 @@ class NodeToPlaneContact {
   [[nodiscard]] const std::vector<ContactNode>& nodes() const { return nodes_; }
   /// Local frame of node i (rows n, t1, t2; see rigid_plane.hpp).
   [[nodiscard]] const Eigen::Matrix3d& frame(int i) const { return frames_[i]; }
+  /// Where node i meets its surface (physics.md 2.1).
+  [[nodiscard]] const SurfacePoint& surface_point(int i) const { return surface_[i]; }
   /// The law of node i: its plane's.
   [[nodiscard]] const FrictionLaw& law(int i) const { return laws_[i]; }
 
@@ -143,7 +145,8 @@ class NodeToPlaneContact {
   std::vector<RigidPlane> planes_;
   std::vector<ContactNode> nodes_;
   std::vector<Eigen::Matrix3d> frames_;
-  std::vector<FrictionLaw> laws_;  // per node: its plane's
+  std::vector<SurfacePoint> surface_;  // per node: where it meets its surface (physics.md 2.1)
+  std::vector<FrictionLaw> laws_;      // per node: its plane's
   std::shared_ptr<const DelassusOperator> operators_;
   std::vector<double> rho_;
   std::vector<double> rho_override_;  // per plane, <= 0 = automatic (set_rho)

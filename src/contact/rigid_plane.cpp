@@ -1,4 +1,4 @@
-// Frame geometry of a rigid plane (docs/physics.md section 2). See rigid_plane.hpp.
+// Frame geometry of a rigid plane or indenter (docs/physics.md section 2). See rigid_plane.hpp.
 #include "contact/rigid_plane.hpp"
 
 #include <cmath>
@@ -32,9 +32,31 @@ std::optional<Eigen::Vector3d> direction_along(const Eigen::Vector3d& n, const E
   return t.normalized();
 }
 
+std::optional<SurfacePoint> RigidPlane::surface_point(const Eigen::Vector3d& x) const {
+  if (shape == SurfaceShape::plane) return SurfacePoint{point, normal, 0.0};
+  // physics.md 2.1: the closest point of the surface to x lies on the line
+  // from the centre (sphere) or from x's foot on the axis (cylinder) to x.
+  Eigen::Vector3d anchor = point;
+  if (shape == SurfaceShape::cylinder) anchor += (x - point).dot(axis) * axis;
+  const Eigen::Vector3d d = x - anchor;
+  if (d.norm() <= 1e-9 * radius) return std::nullopt;
+  return SurfacePoint{anchor, d.normalized(), radius};
+}
+
+std::optional<Eigen::Matrix3d> RigidPlane::node_frame(const Eigen::Vector3d& x) const {
+  if (shape == SurfaceShape::plane) return frame();
+  const std::optional<SurfacePoint> at = surface_point(x);
+  if (!at) return std::nullopt;
+  if (t1_angle) return plane_frame(at->normal, direction_at_angle(at->normal, *t1_angle));
+  const std::optional<Eigen::Vector3d> t = direction_along(at->normal, t1);
+  if (!t) return std::nullopt;
+  return plane_frame(at->normal, *t);
+}
+
 Eigen::Vector3d RigidPlane::radial_direction(const Eigen::Vector3d& x) const {
   Eigen::Vector3d in_plane = x - point;
   in_plane -= in_plane.dot(normal) * normal;
+  if (shape == SurfaceShape::cylinder) in_plane -= in_plane.dot(axis) * axis;
   return in_plane.norm() > 1e-12 ? Eigen::Vector3d(in_plane.normalized()) : t1;
 }
 

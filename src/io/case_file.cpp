@@ -984,28 +984,101 @@ Eigen::Vector3d direction(const Reader& r, const std::optional<Field>& f,
   return *t;
 }
 
+/// An indenter's friction direction as given (docs/case-file.md,
+/// `contact`): projected at each node when the contact is set up.
+void indenter_direction(const Reader& r, const std::optional<Field>& f, ContactPlane& c) {
+  c.direction_angle = 0.0;
+  if (!f) return;
+  r.remember(f->path, f->line);  // for the checks against the mesh's nodes
+  const Map m(r, *f, {"angle", "vector"}, "a map {angle: <degrees>} or {vector: [x, y, z]}");
+  if (m.has("angle") == m.has("vector")) {
+    r.fail(*f, std::string("expected exactly one of the keys angle, vector, got ") +
+                   (m.has("angle") ? "both" : "neither"));
+  }
+  if (const auto a = m.get("angle")) {
+    c.direction_angle = number(r, *a, {-360.0, 360.0, "an angle in degrees in [-360, 360]"});
+    return;
+  }
+  const Field vf = *m.get("vector");
+  const Eigen::Vector3d v = vec3(r, vf, kDirectionComponent);
+  if (v.cwiseAbs().maxCoeff() == 0.0) r.fail(vf, "expected a non-zero vector, got [0, 0, 0]");
+  c.direction_angle.reset();
+  c.direction = normalizable(v).normalized();
+}
+
+/// A non-zero vector, normalized.
+Eigen::Vector3d unit_vector(const Reader& r, const Field& f, const std::string& what) {
+  const Eigen::Vector3d v = vec3(r, f, kDirectionComponent);
+  if (v.cwiseAbs().maxCoeff() == 0.0) r.fail(f, "expected a non-zero " + what + ", got [0, 0, 0]");
+  return normalizable(v).normalized();
+}
+
+/// The plane of `contact[i]` (docs/physics.md section 2).
+void contact_plane_surface(const Reader& r, const Field& f, ContactPlane& c) {
+  const Map plane(r, f, {"point", "normal"}, "a map {point: [x, y, z], normal: [x, y, z]}");
+  c.point = vec3(r, plane.required("point", "a point of the plane [x, y, z]"), kCoordinate);
+  const Field nf = plane.required("normal", "the plane's normal [x, y, z], pointing into the body");
+  c.normal = unit_vector(r, nf, "normal");
+}
+
+/// The sphere or cylinder of `contact[i]` (docs/physics.md section 2.1).
+void contact_indenter_surface(const Reader& r, const Field& f, ContactShape shape,
+                              ContactPlane& c) {
+  c.shape = shape;
+  r.remember(f.path, f.line);  // for the checks against the mesh's nodes
+  const bool sphere = c.shape == ContactShape::sphere;
+  const Map m(r, f,
+              sphere ? std::vector<std::string>{"center", "radius"}
+                     : std::vector<std::string>{"point", "axis", "radius"},
+              sphere ? "a map {center: [x, y, z], radius: R}"
+                     : "a map {point: [x, y, z], axis: [x, y, z], radius: R}");
+  c.point = vec3(r,
+                 m.required(sphere ? "center" : "point", sphere ? "the sphere's centre [x, y, z]"
+                                                                : "a point of the axis [x, y, z]"),
+                 kCoordinate);
+  if (!sphere) c.axis = unit_vector(r, m.required("axis", "the axis' direction [x, y, z]"), "axis");
+  c.radius = number(r, m.required("radius", "the radius, a length > 0"),
+                    {std::numeric_limits<double>::min(), 1e9, "a length in (0, 1e9]"});
+}
+
+/// The rigid surface of `contact[i]`: exactly one of plane, sphere, cylinder.
+void contact_surface(const Reader& r, const Map& m, ContactPlane& c) {
+  const int given = int{m.has("plane")} + int{m.has("sphere")} + int{m.has("cylinder")};
+  if (given == 0) {
+    (void)m.required("plane",
+                     "a map {point: [x, y, z], normal: [x, y, z]}, or instead a rigid indenter "
+                     "sphere: {center, radius} or cylinder: {point, axis, radius}");
+  }
+  if (given > 1) {
+    r.fail(m.field(),
+           "expected exactly one of the keys plane, sphere, cylinder (the rigid "
+           "surface), got more than one");
+  }
+  if (const auto x = m.get("plane")) return contact_plane_surface(r, *x, c);
+  if (const auto x = m.get("sphere"))
+    return contact_indenter_surface(r, *x, ContactShape::sphere, c);
+  contact_indenter_surface(r, *m.get("cylinder"), ContactShape::cylinder, c);
+}
+
 ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const LoadProgram& main) {
-  const Map m(
-      r, f, {"name", "set", "plane", "friction", "friction_program", "direction", "rho", "motion"});
+  const Map m(r, f,
+              {"name", "set", "plane", "sphere", "cylinder", "friction", "friction_program",
+               "direction", "rho", "motion"});
   ContactPlane c;
   c.name = "plane_" + std::to_string(index);
   if (const auto x = m.get("name")) c.name = safe_name(r, *x, "a plane name");
   const Field set = m.required("set", "the name of the contact node set of the mesh");
   c.set = safe_name(r, set, "a node set name");
   r.remember(set.path, set.line);
-
-  const Map plane(r, m.required("plane", "a map {point: [x, y, z], normal: [x, y, z]}"),
-                  {"point", "normal"});
-  c.point = vec3(r, plane.required("point", "a point of the plane [x, y, z]"), kCoordinate);
-  const Field nf = plane.required("normal", "the plane's normal [x, y, z], pointing into the body");
-  const Eigen::Vector3d n = vec3(r, nf, kDirectionComponent);
-  if (n.cwiseAbs().maxCoeff() == 0.0) r.fail(nf, "expected a non-zero normal, got [0, 0, 0]");
-  c.normal = normalizable(n).normalized();
+  contact_surface(r, m, c);
 
   c.friction =
       friction(r, m.required("friction", "a map {mu: <coefficient>} or {mu1, mu2, p1, p2}"));
   if (const auto x = m.get("friction_program")) c.friction_program = friction_program(r, *x, main);
-  c.direction = direction(r, m.get("direction"), c.normal);
+  if (c.shape == ContactShape::plane)
+    c.direction = direction(r, m.get("direction"), c.normal);
+  else
+    indenter_direction(r, m.get("direction"), c);
 
   if (const auto x = m.get("rho")) {
     if (!(x->node.IsScalar() && x->node.Scalar() == "auto")) {

@@ -341,8 +341,9 @@ std::vector<PointField> contact_point_fields(const StepSnapshot& snapshot,
     traction.values.insert(traction.values.end(), {per_area(r_t.x(), a_i), per_area(r_t.y(), a_i),
                                                    per_area(r_t.z(), a_i)});
   }
-  std::vector<PointField> fields{rn,       rt,         f,    state, gap,      slip,     acc,       acc_len, diss,
-          diss_acc, diss_cycle, cert, area,  pressure, traction, amplitude, stuck};
+  std::vector<PointField> fields{rn,   rt,       f,        state,     gap,        slip,
+                                 acc,  acc_len,  diss,     diss_acc,  diss_cycle, cert,
+                                 area, pressure, traction, amplitude, stuck};
   if (snapshot.wear) fields.push_back({"wear_depth", 1, snapshot.wear->depth()});
   return fields;
 }

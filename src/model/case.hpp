@@ -62,13 +62,25 @@ struct FrictionChange {
   FrictionParams friction;
 };
 
-/// A rigid plane in contact with a named node set (docs/physics.md section 2).
+/// The rigid surface of a contact: a plane, or an indenter whose outside
+/// is the body (docs/physics.md sections 2 and 2.1).
+enum class ContactShape { plane, sphere, cylinder };
+
+/// A rigid plane or indenter in contact with a named node set (docs/physics.md section 2).
 struct ContactPlane {
   std::string name;
-  std::string set;                                       ///< contact node set
-  Eigen::Vector3d point = Eigen::Vector3d::Zero();       ///< p0
-  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();     ///< n, unit, into the body
-  Eigen::Vector3d direction = Eigen::Vector3d::UnitX();  ///< t1 (already projected and normalized)
+  std::string set;  ///< contact node set
+  ContactShape shape = ContactShape::plane;
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();    ///< p0; a sphere's centre; a point of an axis
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  ///< n, unit, into the body (a plane)
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();    ///< unit axis (a cylinder)
+  double radius = 0.0;                                ///< R > 0 (a sphere or cylinder) [length]
+  /// t1: a plane's, already projected and normalized; an indenter's given
+  /// unit vector, projected at each node, unless direction_angle is set.
+  Eigen::Vector3d direction = Eigen::Vector3d::UnitX();
+  /// An indenter's friction direction as an angle from each node's
+  /// reference direction [degrees] (0 without a `direction` key).
+  std::optional<double> direction_angle;
   FrictionParams friction;  ///< the law from increment 1 on (until a friction_program change)
   std::vector<FrictionChange> friction_program;      ///< strictly ascending from_increment >= 2
   std::optional<double> rho;                         ///< override of the automatic rho

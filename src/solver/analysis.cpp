@@ -6,6 +6,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -41,6 +42,71 @@ std::vector<double> rho_overrides(const Case& c) {
   return rho_override;
 }
 
+/// The contact module's surface of contact `cp` (physics.md 2, 2.1).
+RigidPlane rigid_surface_of(const ContactPlane& cp) {
+  RigidPlane surface;
+  surface.shape = cp.shape == ContactShape::sphere     ? SurfaceShape::sphere
+                  : cp.shape == ContactShape::cylinder ? SurfaceShape::cylinder
+                                                       : SurfaceShape::plane;
+  surface.point = cp.point;
+  surface.normal = cp.normal;
+  surface.axis = cp.axis;
+  surface.radius = cp.radius;
+  surface.t1 = cp.direction;
+  surface.t1_angle = cp.direction_angle;
+  surface.law =
+      FrictionLaw::orthotropic(cp.friction.mu1, cp.friction.mu2, cp.friction.p1, cp.friction.p2);
+  return surface;
+}
+
+/// The key path of contact `pi`'s surface, for messages.
+std::string surface_key(const ContactPlane& cp, int pi) {
+  const std::string key = "contact[" + std::to_string(pi) + "].";
+  if (cp.shape == ContactShape::sphere) return key + "sphere";
+  if (cp.shape == ContactShape::cylinder) return key + "cylinder";
+  return key + "plane.normal";
+}
+
+/// The frame of contact node `node` on contact `pi`'s surface (physics.md
+/// 2.1); an input error where an indenter gives it no normal (the node at
+/// the centre or on the axis) or no friction direction (the given vector
+/// along the node's normal).
+Eigen::Matrix3d contact_node_frame(const Case& c, const Mesh& mesh, int pi, int node,
+                                   const RigidPlane& surface) {
+  if (const std::optional<Eigen::Matrix3d> frame = surface.node_frame(mesh.nodes[node]))
+    return *frame;
+  const ContactPlane& cp = c.contacts[pi];
+  const Eigen::Vector3d& x = mesh.nodes[node];
+  std::ostringstream msg;
+  msg << "contact node " << mesh.node_tags[node] << " at (" << x.x() << ", " << x.y() << ", "
+      << x.z() << ") of set '" << cp.set << "' ";
+  if (!surface.surface_point(x)) {
+    msg << (cp.shape == ContactShape::sphere ? "is at the sphere's centre"
+                                             : "is on the cylinder's axis")
+        << " (within 1e-9 R), where the normal is undefined; a contact node must lie off it";
+    throw InputError(located(c, surface_key(cp, pi)) + msg.str());
+  }
+  msg << "has its normal along the friction direction vector, whose projection on its tangent "
+         "plane is zero; give the direction as an angle, or a vector not normal to the indenter "
+         "at any contact node";
+  throw InputError(located(c, "contact[" + std::to_string(pi) + "].direction") + msg.str());
+}
+
+/// An indenter's body must be outside it (physics.md 2.1): the mean signed
+/// distance to its surface of the elements at its contact nodes (`distance`
+/// their sum, of `count` elements) must not be negative.
+void check_body_outside_indenter(const Case& c, int pi, double distance, int count) {
+  const ContactPlane& cp = c.contacts[pi];
+  if (count == 0 || distance >= 0.0) return;
+  std::ostringstream msg;
+  msg << located(c, surface_key(cp, pi)) << "the body is inside the "
+      << (cp.shape == ContactShape::sphere ? "sphere" : "cylinder") << " of contact '" << cp.name
+      << "': the elements at its contact nodes (set '" << cp.set
+      << "') lie inside it (their mean signed distance to its surface is " << distance / count
+      << "); an indenter touches a body outside it";
+  throw InputError(msg.str());
+}
+
 /// A plane's normal must point into the body (physics.md 2). The body near a
 /// plane is the elements that hold its contact nodes; if their centroid is
 /// on the plane's negative side, the normal points away from the body. (Not
@@ -53,6 +119,9 @@ void check_normals_point_into_body(const Case& c, const Mesh& mesh,
   std::vector<Eigen::Vector3d> sum(n_planes, Eigen::Vector3d::Zero());
   std::vector<int> count(n_planes, 0);
   std::vector<bool> seen(n_planes);
+  std::vector<double> indenter_distance(n_planes, 0.0);  // sum of signed distances
+  std::vector<RigidPlane> surfaces;
+  for (const ContactPlane& cp : c.contacts) surfaces.push_back(rigid_surface_of(cp));
   for (int e = 0; e < mesh.n_elements(); ++e) {
     const auto element = mesh.element_nodes(e);
     std::fill(seen.begin(), seen.end(), false);
@@ -65,11 +134,17 @@ void check_normals_point_into_body(const Case& c, const Mesh& mesh,
       seen[plane] = true;
       sum[plane] += centroid;
       ++count[plane];
+      if (const auto at = surfaces[plane].surface_point(centroid))
+        indenter_distance[plane] += (centroid - at->anchor).dot(at->normal) - at->offset;
     }
   }
   for (std::size_t pi = 0; pi < n_planes; ++pi) {
     if (count[pi] == 0) continue;
     const ContactPlane& cp = c.contacts[pi];
+    if (cp.shape != ContactShape::plane) {
+      check_body_outside_indenter(c, static_cast<int>(pi), indenter_distance[pi], count[pi]);
+      continue;
+    }
     const double distance = (sum[pi] / count[pi] - cp.point).dot(cp.normal);
     if (distance < 0.0) {
       std::ostringstream msg;
@@ -223,29 +298,34 @@ void Analysis::record_condition_dofs(const PrescribedDofs& dofs) {
   }
 }
 
-/// The contact nodes of each plane, with their frames; a node touches one
-/// plane, its plane's normal points into the body.
+/// The contact nodes of each plane or indenter, with their frames
+/// (physics.md 2.1); a node touches one surface, a plane's normal points
+/// into the body, an indenter's body is outside it.
 void Analysis::set_up_contact_nodes(const PrescribedDofs& dofs) {
   std::vector<RigidPlane> planes;
   std::vector<ContactNode> contact_nodes;
   std::vector<int> plane_of_node(mesh_.nodes.size(), -1);
   for (int pi = 0; pi < static_cast<int>(case_.contacts.size()); ++pi) {
     const ContactPlane& cp = case_.contacts[pi];
-    RigidPlane plane;
-    plane.point = cp.point;
-    plane.normal = cp.normal;
-    plane.t1 = cp.direction;
-    plane.law =
-        FrictionLaw::orthotropic(cp.friction.mu1, cp.friction.mu2, cp.friction.p1, cp.friction.p2);
-    planes.push_back(plane);
+    planes.push_back(rigid_surface_of(cp));
+    const RigidPlane& plane = planes.back();
     const std::vector<int>* nodes = nullptr;
     try {
       nodes = &mesh_.node_set(cp.set);
     } catch (const InputError& e) {
       throw InputError(located(case_, "contact[" + std::to_string(pi) + "].set") + e.what());
     }
-    const Eigen::Matrix3d frame = plane.frame();
+    double nearest_gap = std::numeric_limits<double>::infinity();
+    Eigen::Vector3d nearest_normal = plane.normal;
     for (int node : *nodes) {
+      const Eigen::Matrix3d frame = contact_node_frame(case_, mesh_, pi, node, plane);
+      if (const auto at = plane.surface_point(mesh_.nodes[node])) {
+        const double gap = (mesh_.nodes[node] - at->anchor).dot(at->normal) - at->offset;
+        if (gap < nearest_gap) {
+          nearest_gap = gap;
+          nearest_normal = at->normal;
+        }
+      }
       if (plane_of_node[node] >= 0)
         throw InputError(located(case_, "contact[" + std::to_string(pi) + "].set") + "node " +
                          std::to_string(mesh_.node_tags[node]) +
@@ -258,6 +338,9 @@ void Analysis::set_up_contact_nodes(const PrescribedDofs& dofs) {
       contact_nodes.push_back({pi, mesh_.nodes[node]});
       contact_mesh_nodes_.push_back(node);
     }
+    // An indenter's axis of approach, for probes' radial directions: the
+    // normal where the body is nearest to it (first touch).
+    if (plane.shape != SurfaceShape::plane) planes.back().normal = nearest_normal;
   }
   check_normals_point_into_body(case_, mesh_, plane_of_node);
   contact_ = std::make_unique<NodeToPlaneContact>(std::move(planes), std::move(contact_nodes));
