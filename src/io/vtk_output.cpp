@@ -227,7 +227,7 @@ std::string encoded_vtu(const fs::path& file, vtkUnstructuredGrid* grid,
   writer->WriteToOutputStringOn();
   writer->SetInputData(grid);
   writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
+  writer->EncodeAppendedDataOn();
   // docs/outputs.md, "VTU compression": zlib is what every reader reads
   // (ParaView, meshio, VisIt); LZ4 is faster to write but meshio cannot read
   // it; LZMA is the smallest and the slowest.
