@@ -227,6 +227,9 @@ std::string encoded_vtu(const fs::path& file, vtkUnstructuredGrid* grid,
   writer->WriteToOutputStringOn();
   writer->SetInputData(grid);
   writer->SetDataModeToAppended();
+  // Base64, not raw: meshio's reader of raw appended data renumbers the
+  // offsets in place and can read the wrong array (docs/outputs.md, "VTU
+  // compression").
   writer->EncodeAppendedDataOn();
   // docs/outputs.md, "VTU compression": zlib is what every reader reads
   // (ParaView, meshio, VisIt); LZ4 is faster to write but meshio cannot read
