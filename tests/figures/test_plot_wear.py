@@ -25,7 +25,7 @@ figure script (scripts/plot_wear.py), checked against independent truth:
    the load falls as the surface recedes: the comparison takes that out);
 4. plot_wear.py writes its two figures and its numbers agree with 2.
 
-About 5 seconds. Usage: test_plot_wear.py --bipo BIPO --work WORK
+Under 10 seconds. Usage: test_plot_wear.py --bipo BIPO --work WORK
 """
 
 import argparse
