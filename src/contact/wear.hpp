@@ -1,5 +1,5 @@
-// Owns the wear laws of the contact nodes (docs/physics.md section 2, gap; docs/case-file.md,
-// `wear`): the worn depth of a node in one step by Archard's law or by the
+// Owns the wear laws of the contact nodes (docs/physics.md section 2.2, the worn gap;
+// docs/case-file.md, `wear`): the worn depth of a node in one step by Archard's law or by the
 // energy law, its sum over the steps of a cycle, and the depth accumulated
 // over the cycles, a cycle's wear counted K times when cycles are jumped.
 // Pure: it knows no mesh; each node's tributary area comes from the solver

@@ -1158,10 +1158,9 @@ WearSettings wear(const Reader& r, const Field& f, const Case& c) {
     if (std::none_of(c.contacts.begin(), c.contacts.end(), named))
       r.fail(*x, "expected the name of a contact plane of `contact`, got " + shown(w.contact));
   }
-  if (c.program.n_cycles() == 0)
-    r.fail(f,
-           "expected a load_program with a repeat block: wear is applied at the end of "
-           "each of its cycles, and this program has none");
+  if (cycle_program(c).n_cycles() == 0)
+    r.fail(f, "expected cycles: the program of `cycles.program` (" + c.cycles.text +
+                  ") has no repeat block, and wear is applied at the end of each cycle");
   return w;
 }
 

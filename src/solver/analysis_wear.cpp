@@ -56,7 +56,9 @@ void Analysis::set_up_wear() {
 void Analysis::wear_step(StepResult& result) {
   if (result.cycle == 0) return;
   wear_->add_step(states_);
-  const LoadProgram& program = case_.program;
+  // The cycles are those of the program the case names (`cycles.program`),
+  // as result.cycle is.
+  const LoadProgram& program = cycle_program(case_);
   const double position = result.position;
   if (position != std::floor(position)) return;  // a cut piece ends inside its increment
   const int k = static_cast<int>(position);

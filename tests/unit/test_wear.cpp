@@ -143,6 +143,38 @@ TEST_F(WearKeys, ErrorsNameTheKeyAndWhatWasExpected) {
   expect_error("wear: {law: archard, coefficient: 1}\n", "repeat block", false);
 }
 
+// Wear needs cycles in the program `cycles.program` names, not in the
+// load_program: a load_program without a repeat block is accepted when the
+// named motion program has one, and refused (naming the program) when not.
+TEST_F(WearKeys, CyclesComeFromTheNamedProgram) {
+  const auto text = [](const std::string& motion_program) {
+    return "mesh: {cylinder: {}}\n"
+           "material: {young: 210000, poisson: 0.3}\n"
+           "load_program: [{to: 1, increments: 1}, {to: 1, increments: 4}]\n"
+           "contact:\n  - {name: floor, set: bottom, plane: {point: [0, 0, 0], normal: [0, 0, 1]},"
+           " friction: {mu: 0.3}, motion: {displacement: [0.01, 0, 0], program: " +
+           motion_program +
+           "}}\n"
+           "cycles: {program: contact.floor.motion}\n"
+           "wear: {law: archard, coefficient: 1e-6}\n";
+  };
+  std::ofstream(file_) << text(
+      "[{to: 0, increments: 1}, {repeat: 2, segments: [{to: 1, increments: 1}, {to: -1, "
+      "increments: 1}]}]");
+  const Case c = read_case(file_);
+  ASSERT_TRUE(c.wear.has_value());
+  EXPECT_EQ(cycle_program(c).n_cycles(), 2);
+  std::ofstream(file_) << text("[{to: 0, increments: 1}, {to: 1, increments: 4}]");
+  try {
+    (void)read_case(file_);
+    ADD_FAILURE() << "no error without cycles in the named program";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("wear: expected cycles"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("contact.floor.motion"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace bipo
 

@@ -206,6 +206,38 @@ TEST(WearArchard, CycleJumpDiffersWhenWearRedistributesThePressure) {
   EXPECT_GT(centre_depth[2], centre_depth[1] * 1.001);
 }
 
+// The cycles the case names (`cycles.program`) drive the wear: the same
+// fretting with a load_program that only presses and holds (no repeat
+// block) and the cycles in the plane's motion program gives the same wear,
+// to round-off, as the case whose load_program carries the cycles; the
+// cycles end where the motion's repetitions end, not at every increment.
+TEST(WearArchard, WearFollowsTheCyclesOfTheNamedProgram) {
+  const int cycles = 3;
+  const WearSettings w = archard(1e-9, 2);
+  Case c = fretting_block_case(cycles, w);
+  const int n = c.program.n_increments();
+  c.program.segments = {{1.0, 1, 0}, {1.0, n - 1, 0}};
+  ASSERT_EQ(c.program.n_cycles(), 0);
+  c.cycles.kind = CycleProgramRef::Kind::contact_motion;
+  c.cycles.index = 0;
+  c.cycles.text = "contact.floor.motion";
+  Analysis named(std::move(c), block_mesh());
+  std::vector<int> ends;
+  run_load_program(named, [&](const Analysis& a, const StepResult& step) {
+    if (step.wear_volume > 0.0) ends.push_back(step.cycle);
+    EXPECT_EQ(a.represented_cycles(), 2LL * static_cast<long long>(ends.size()));
+  });
+  EXPECT_EQ(ends, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(named.represented_cycles(), 2 * cycles);
+  const WearRun reference = run_wear(cycles, w);
+  ASSERT_EQ(reference.represented, 2 * cycles);
+  const std::vector<double>& depth = named.wear()->depth();
+  ASSERT_EQ(depth.size(), reference.depth.size());
+  for (std::size_t i = 0; i < depth.size(); ++i)
+    EXPECT_NEAR(depth[i], reference.depth[i], 1e-12 * reference.depth[i]) << "contact node " << i;
+  EXPECT_NEAR(named.wear()->volume(), reference.worn_volume, 1e-12 * reference.worn_volume);
+}
+
 // The stop criteria: a jump of 3 with max_cycles 4 stops after two simulated
 // cycles (3 + 1, the last jump shortened) of a program of three.
 TEST(WearArchard, MaxCyclesStopsTheRunWithItsReason) {
