@@ -18,7 +18,7 @@
 // and where they come from:
 // - the finite block: its top face, held at depth H = 12, is where a
 //   half-space under the tangential force Q would move by Cerruti's u =
-//   Q (3 - 2 nu) / (8 pi G H) (Johnson 3.2, the point on the load's line
+//   Q (3 - 2 nu) / (8 pi G H) (Johnson 3.3, the point on the load's line
 //   of action): added to Mindlin's displacement as a first-order
 //   correction (3.5 % of the stick compliance here), as test_hertz does
 //   for the normal load;
@@ -37,8 +37,8 @@
 //   the loop's shape within 3 % of delta* (seen: 1.7 %), its energy within
 //   5 % (seen: +2.8 % at Q*/mu P = 0.6). At Q*/mu P = 0.3 the slip annulus
 //   (0.11 a wide) is narrower than one element and the energy per cycle,
-//   which comes from it alone, is 42 % low on this mesh: the sweep
-//   (label `study`) asserts only what this mesh resolves there
+//   which comes from it alone, is 42 % low on this mesh and 15 % high on
+//   a finer one: the sweep (label `study`) asserts what each resolves
 //   (docs/fretting.md gives the numbers).
 #include <gtest/gtest.h>
 
@@ -92,11 +92,16 @@ Columns read_csv(const fs::path& file) {
 
 /// The case: press (2 increments), ramp to +amplitude (kRamp, a map every 5),
 /// two cycles of 2 kHalfCycle increments.
-std::string fretting_case(double amplitude) {
+constexpr const char* kMesh = "elements: [20, 40, 20], grading: [18, 18, 18]";
+/// The sweep's finer mesh (element across r = a: 0.14 a against 0.23 a).
+constexpr const char* kFineMesh = "elements: [32, 64, 32], grading: [24, 24, 24]";
+
+std::string fretting_case(double amplitude, const std::string& elements_and_grading) {
   std::ostringstream text;
   text << "mesh:\n"
-          "  block: {size: [12, 24, 12], elements: [20, 40, 20], grading: [18, 18, 18], "
-          "symmetry: half}\n"
+          "  block: {size: [12, 24, 12], "
+       << elements_and_grading
+       << ", symmetry: half}\n"
           "material: {young: 1000, poisson: 0.3}\n"
           "load_program:\n"
           "  - {to: 1, increments: 2}\n"
@@ -131,11 +136,11 @@ struct FrettingRun {
   Columns history, cycles, maps;
 };
 
-FrettingRun run_case(const std::string& name, double amplitude) {
+FrettingRun run_case(const std::string& name, double amplitude, const char* mesh = kMesh) {
   const fs::path dir = fs::temp_directory_path() / ("bipo_fretting_sphere_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "case.yaml") << fretting_case(amplitude);
+  std::ofstream(dir / "case.yaml") << fretting_case(amplitude, mesh);
   const std::string command = std::string("'") + BIPO_EXE + "' run -q -o '" +
                               (dir / "out").string() + "' '" + (dir / "case.yaml").string() + "'";
   FrettingRun run;
@@ -221,7 +226,8 @@ void expect_stick_radius(const FrettingRun& run) {
 
 /// The steady cycles: energy against Mindlin-Deresiewicz at the measured
 /// Q*, and the loop's points against the Masing branches, plus the block.
-void expect_mindlin_deresiewicz(const FrettingRun& run, double energy_tolerance) {
+void expect_mindlin_deresiewicz(const FrettingRun& run, double energy_tolerance,
+                                bool check_energy = true) {
   ASSERT_EQ(run.cycles.at("cycle").size(), 3u);
   const std::size_t first = 2 + kRamp, steps = 2 * kHalfCycle;
   for (std::size_t k = 1; k <= 2; ++k) {
@@ -231,9 +237,11 @@ void expect_mindlin_deresiewicz(const FrettingRun& run, double energy_tolerance)
       q_star = std::max(q_star, std::abs(load_at(run, row).q));
     const Load end = load_at(run, begin + steps - 1);
     const double energy = an::mindlin_energy_per_cycle(q_star, end.mu_p, end.a, kGStar);
-    EXPECT_NEAR(2.0 * run.cycles.at("dissipation")[k], energy, energy_tolerance * energy)
-        << "cycle " << k << ", Q* / mu P = " << q_star / end.mu_p;
-    EXPECT_NEAR(2.0 * run.cycles.at("loop_area")[k], energy, energy_tolerance * energy);
+    if (check_energy) {
+      EXPECT_NEAR(2.0 * run.cycles.at("dissipation")[k], energy, energy_tolerance * energy)
+          << "cycle " << k << ", Q* / mu P = " << q_star / end.mu_p;
+      EXPECT_NEAR(2.0 * run.cycles.at("loop_area")[k], energy, energy_tolerance * energy);
+    }
     EXPECT_EQ(run.cycles.at("regime")[k], 1.0) << "partial slip";
     const double top =
         an::mindlin_displacement(q_star, end.mu_p, end.a, kGStar) + block_compliance() * q_star;
@@ -278,23 +286,31 @@ TEST_F(FrettingSphere, MindlinDeresiewiczLoopEnergyAndShape) {
   expect_mindlin_deresiewicz(run_, 0.05);
 }
 
-// The sweep (about 30 s more): Q* / mu P = 0.9 and 0.3, run by the ctest
-// entry FrettingSphere.AmplitudeSweep (label `study`, tests/CMakeLists.txt),
-// which sets BIPO_STUDY; skipped in the default suite.
+// The sweep (about 4 minutes): Q* / mu P = 0.9 and 0.3, and 0.3 on a finer
+// mesh, run by the ctest entry FrettingSphere.AmplitudeSweep (label `study`,
+// tests/CMakeLists.txt), which sets BIPO_STUDY; skipped in the default suite.
 TEST(FrettingSphereSweep, NearGrossSlipAndSmallAmplitude) {
   if (std::getenv("BIPO_STUDY") == nullptr) GTEST_SKIP() << "set BIPO_STUDY to run the sweep";
   const FrettingRun high = run_case("0.9", amplitude_for(0.9));
   expect_stick_radius(high);
   expect_mindlin_compliance(high);
-  expect_mindlin_deresiewicz(high, 0.05);
+  expect_mindlin_deresiewicz(high, 0.05);  // seen: -0.9 %
   fs::remove_all(high.out.parent_path());
-  // Small amplitude: the displacements and the loop's shape hold; the
-  // energy from a slip annulus narrower than an element does not (header).
+  // Small amplitude: the displacements and the loop's shape hold on the
+  // default mesh; the energy, from a slip annulus (0.11 a) narrower than
+  // an element there, does not (seen: -42 %), and is checked on the finer
+  // mesh, whose ring of nodes near r = a is 0.14 a wide (seen: +15 %: the
+  // annulus is still one ring wide, so 20 %).
   const FrettingRun low = run_case("0.3", amplitude_for(0.3));
   expect_stick_radius(low);
   expect_mindlin_compliance(low);
-  expect_mindlin_deresiewicz(low, 0.6);
+  expect_mindlin_deresiewicz(low, 0.0, false);
   fs::remove_all(low.out.parent_path());
+  const FrettingRun fine = run_case("0.3_fine", amplitude_for(0.3), kFineMesh);
+  expect_stick_radius(fine);
+  expect_mindlin_compliance(fine);
+  expect_mindlin_deresiewicz(fine, 0.2);
+  fs::remove_all(fine.out.parent_path());
 }
 
 }  // namespace
