@@ -113,8 +113,8 @@ void check_case(const Case& c, std::ostream& log) {
   const Analysis analysis(c, mesh, nullptr, {nullptr, case_blas_threads(c)});
   log << c.source.string() << ": OK: " << mesh.n_nodes() << " nodes, " << describe_elements(mesh)
       << ", " << analysis.n_free() << " free dofs, " << analysis.contact_mesh_nodes().size()
-      << " contact nodes, " << c.program.n_increments() << " increments in " << cycle_program(c).n_cycles()
-      << " cycles\n";
+      << " contact nodes, " << c.program.n_increments() << " increments in "
+      << cycle_program(c).n_cycles() << " cycles\n";
 }
 
 namespace {

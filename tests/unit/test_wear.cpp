@@ -5,6 +5,7 @@
 // their errors (docs/case-file.md, `wear`); a run's wear outputs agree
 // with each other (docs/outputs.md).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -83,7 +84,7 @@ class WearKeys : public ::testing::Test {
   void SetUp() override {
     file_ =
         std::filesystem::temp_directory_path() /
-        ("bipo_wear_keys_" +
+        ("bipo_wear_keys_" + std::to_string(::getpid()) + "_" +
          std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".yaml");
   }
   void TearDown() override { std::filesystem::remove(file_); }
@@ -206,7 +207,7 @@ std::vector<double> csv_column(const std::string& text, const std::string& name)
 // with a jump of 3 ends the run after two of its three cycles (3 + 2).
 TEST(WearRun, OutputsAgreeAndMaxCyclesEndsTheRun) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "bipo_wear_run";
+  const fs::path dir = fs::temp_directory_path() / ("bipo_wear_run_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "case.yaml")

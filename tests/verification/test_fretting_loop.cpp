@@ -4,6 +4,7 @@
 // against the exact discrete energy balance of the bipotential's dissipation
 // and against the rigid-plastic loop 4 mu P (delta - delta_stick).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -72,7 +73,7 @@ output: {vtk: false}
 class GrossSlipLoop : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / "bipo_gross_slip_loop";
+    dir_ = fs::temp_directory_path() / ("bipo_gross_slip_loop_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::ofstream(dir_ / "case.yaml") << kCase;
@@ -173,7 +174,8 @@ TEST(SmallFretting, ANodeStuckThroughTheCycleIsPartialSlip) {
   // The same cylinder moved +-0.08 delta, below delta_stick = mu P / k_t
   // (about 0.096 delta here): the rim slips, the inner nodes stick through
   // every cycle, and the force stays below mu P.
-  const auto dir = fs::temp_directory_path() / "bipo_small_fretting";
+  const auto dir =
+      fs::temp_directory_path() / ("bipo_small_fretting_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string text = kCase;
