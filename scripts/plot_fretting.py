@@ -92,25 +92,48 @@ def plot_loops(loops, out):
     plt.close(fig)
 
 
-def plot_map(data, title, out):
-    """State and slip amplitude of one map, on the face's principal plane."""
-    points = np.column_stack([data["x"], data["y"], data["z"]])
+def face_axes(points):
+    """Two in-plane axes of the contact face and their labels: the two global
+    axes of a face flat across the third (a square face's principal axes are
+    arbitrary), else the face's principal directions."""
+    extent = np.ptp(points, axis=0)
+    flat = int(np.argmin(extent))
+    if extent[flat] <= 1e-9 * max(extent.max(), 1e-300):
+        a, b = [k for k in range(3) if k != flat]
+        return points[:, a], points[:, b], "xyz"[a], "xyz"[b]
     centred = points - points.mean(axis=0)
     axes = np.linalg.svd(centred, full_matrices=False)[2][:2]
-    a, b = centred @ axes[0], centred @ axes[1]
+    return centred @ axes[0], centred @ axes[1], "face axis 1", "face axis 2"
+
+
+def plot_map(data, title, out):
+    """State and slip amplitude of one map, on the face's plane, zoomed on
+    the nodes in contact (the open ones around them in grey)."""
+    points = np.column_stack([data["x"], data["y"], data["z"]])
+    a, b, a_label, b_label = face_axes(points)
+    touching = data["state"] != 0
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.5))
     for code, (name, colour) in STATES.items():
         mask = data["state"] == code
         left.scatter(a[mask], b[mask], s=14, color=colour, label=f"{name} ({mask.sum()})")
     left.legend(fontsize="small")
     left.set_title("state")
-    sc = right.scatter(a, b, s=14, c=data["slip_amplitude_cycle"], cmap="magma")
+    right.scatter(a[~touching], b[~touching], s=14, color=STATES[0][1])
+    sc = right.scatter(a[touching], b[touching], s=14, c=data["slip_amplitude_cycle"][touching],
+                       cmap="magma")
     fig.colorbar(sc, ax=right, label="slip amplitude of the cycle so far [length]")
-    right.set_title("slip amplitude")
+    right.set_title("slip amplitude (nodes in contact)")
     for ax in (left, right):
         ax.set_aspect("equal")
-        ax.set_xlabel("face axis 1 [length]")
-        ax.set_ylabel("face axis 2 [length]")
+        ax.set_xlabel(f"{a_label} [length]")
+        ax.set_ylabel(f"{b_label} [length]")
+        if touching.any() and not touching.all():
+            # The contact zone and a margin of half its size.
+            lo = np.array([a[touching].min(), b[touching].min()])
+            hi = np.array([a[touching].max(), b[touching].max()])
+            margin = 0.5 * (hi - lo).max() + 1e-12
+            ax.set_xlim(lo[0] - margin, hi[0] + margin)
+            ax.set_ylim(lo[1] - margin, hi[1] + margin)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(out, dpi=110)

@@ -463,10 +463,9 @@ void ResultWriter::write_history_row(const StepSnapshot& snapshot) {
   for (std::size_t pi = 0; pi < contacts.size(); ++pi) {
     const Eigen::Vector3d& w = snapshot.contact_motion[pi];
     const Eigen::Vector3d& force = snapshot.contact_reaction[pi];
-    const ContactPlane& cp = contacts[pi];
-    row.insert(row.end(),
-               {w.x(), w.y(), w.z(), force.x(), force.y(), force.z(), force.dot(cp.normal),
-                force.dot(cp.direction), force.dot(cp.normal.cross(cp.direction))});
+    const auto& [n, t1, t2] = run_.contact_axes[pi];
+    row.insert(row.end(), {w.x(), w.y(), w.z(), force.x(), force.y(), force.z(), force.dot(n),
+                           force.dot(t1), force.dot(t2)});
   }
   row.insert(row.end(), {last_driver_point_.first, last_driver_point_.second, seconds});
   history_->append_row(row);

@@ -31,6 +31,21 @@ ProbeSite probe_site(const Analysis& analysis, const Probe& probe) {
   return site;
 }
 
+/// The axes of a contact's history columns (RunDescription::contact_axes).
+/// A plane: its n, t1 and n x t1 as the case gives them. An indenter: the
+/// frame that its friction direction gives at the normal n0 of the node it
+/// touches first (RigidPlane::normal), the frame of a flat face under a
+/// sphere or cylinder pressed along -n0.
+std::array<Eigen::Vector3d, 3> contact_axes(const ContactPlane& cp, const RigidPlane& surface) {
+  if (cp.shape == ContactShape::plane)
+    return {cp.normal, cp.direction, cp.normal.cross(cp.direction)};
+  const Eigen::Vector3d& n0 = surface.normal;
+  const Eigen::Vector3d t1 =
+      surface.t1_angle ? direction_at_angle(n0, *surface.t1_angle)
+                       : direction_along(n0, surface.t1).value_or(reference_direction(n0));
+  return {n0, t1, n0.cross(t1)};
+}
+
 }  // namespace
 
 RunDescription describe_run(const Analysis& analysis) {
@@ -49,11 +64,15 @@ RunDescription describe_run(const Analysis& analysis) {
                      analysis.certificate_acceptance(),
                      analysis.position(),
                      analysis.timings(),
+                     {},
                      {}};
   for (const ContactNode& node : analysis.contact().nodes())
     run.contact_of_node.push_back(node.plane);
   for (const Probe& probe : analysis.case_description().probes)
     run.probes.push_back(probe_site(analysis, probe));
+  for (std::size_t pi = 0; pi < run.case_description.contacts.size(); ++pi)
+    run.contact_axes.push_back(
+        contact_axes(run.case_description.contacts[pi], analysis.contact().planes()[pi]));
   return run;
 }
 

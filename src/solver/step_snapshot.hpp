@@ -7,6 +7,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -48,6 +49,11 @@ struct RunDescription {
   double start_position = 0.0;          ///< program position before the first step
   SetupTimings timings;
   std::vector<int> contact_of_node;  ///< the case's contact of each contact node
+  /// Per contact of the case, the axes (n, t1, t2) of its history.csv
+  /// columns normal_force_<name>, tangential_force_<name>_t1/_t2: a plane's
+  /// own frame; an indenter's frame at its first-touch node (its axis of
+  /// approach, docs/outputs.md), since its nodes' own frames all differ.
+  std::vector<std::array<Eigen::Vector3d, 3>> contact_axes;
 };
 
 /// What one converged step gives the result writers. The views point into

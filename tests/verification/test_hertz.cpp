@@ -6,10 +6,12 @@
 // p0 = 3 P / (2 pi a^2) = 2 E* a / (pi R).
 //
 // The quarter model (symmetry planes x = 0 and y = 0 through the sphere's
-// axis) of meshes/hertz_block.geo: a cube of side H = 25 a, its top face
-// held, graded geometrically toward the contact centre, at two levels of one
-// mapped refinement (first element 0.164 a and 0.073 a; the element across
-// the contact edge r = a is 0.63 a and 0.28 a). Frictionless contact is
+// axis): the built-in block (`mesh.block`, docs/case-file.md "The block"), a
+// cube of side H = 25 a, its top face held, graded geometrically toward the
+// contact centre, at two levels of one mapped refinement: 10 elements per
+// edge each 1.5625 times the previous, and 20 each 1.25 times (the square
+// root: every coarse element split in 8); first element 0.164 a and 0.073 a,
+// the element across the contact edge r = a 0.63 a and 0.28 a. Frictionless contact is
 // path-independent, so one increment reaches d. The errors must decrease
 // from the coarse to the fine mesh, and the fine mesh's must be within
 // tolerances that say where they come from:
@@ -33,6 +35,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <numbers>
 #include <string>
 
@@ -47,7 +50,7 @@ namespace bipo {
 namespace {
 
 constexpr double kYoung = 1000.0, kPoisson = 0.3, kRadius = 10.0, kIndentation = 0.1;
-constexpr double kBlockSide = 25.0;  // H, of meshes/hertz_block.geo
+constexpr double kBlockSide = 25.0;  // H
 
 struct HertzMeasure {
   double force = 0.0;           // P of the whole body (4 x the quarter's)
@@ -55,12 +58,19 @@ struct HertzMeasure {
   double peak_pressure = 0.0;   // r_n / A at the node on the axis
 };
 
-HertzMeasure indent(const std::string& mesh_file) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("bipo_hertz_" + mesh_file);
+/// The quarter block with n elements per edge, each `ratio` times the
+/// previous from the contact centre (the block's grading is the ratio of
+/// the last element to the first, ratio^(n - 1)).
+HertzMeasure indent(int n, double ratio) {
+  const std::string name = "bipo_hertz_" + std::to_string(n);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / name;
   std::filesystem::create_directories(dir);
   const std::filesystem::path file = dir / "case.yaml";
-  std::ofstream(file) << "mesh: {file: " << BIPO_SOURCE_DIR << "/meshes/" << mesh_file << "}\n"
+  const double grading = std::pow(ratio, n - 1);
+  std::ofstream(file) << std::setprecision(17) << "mesh: {block: {size: [" << kBlockSide << ", "
+                      << kBlockSide << ", " << kBlockSide << "], elements: [" << n << ", " << n
+                      << ", " << n << "], grading: [" << grading << ", " << grading << ", "
+                      << grading << "], symmetry: quarter}}\n"
                       << "material: {young: " << kYoung << ", poisson: " << kPoisson << "}\n"
                       << "load_program: [{to: 1, increments: 1}]\n"
                          "boundary_conditions:\n"
@@ -68,7 +78,7 @@ HertzMeasure indent(const std::string& mesh_file) {
                          "  - {set: symmetry_x0, displacement: {x: 0}}\n"
                          "  - {set: symmetry_y0, displacement: {y: 0}}\n"
                          "contact:\n"
-                         "  - set: contact\n"
+                         "  - set: bottom\n"
                          "    sphere: {center: [0, 0, "
                       << -kRadius << "], radius: " << kRadius
                       << "}\n"
@@ -122,8 +132,8 @@ TEST(Hertz, RigidSphereOnBlockConvergesToHertz) {
   }
   ASSERT_NEAR(exact.force / plain.force, 1.045, 0.005);
 
-  const HertzMeasure coarse = indent("hertz_block_coarse.msh");
-  const HertzMeasure fine = indent("hertz_block_fine.msh");
+  const HertzMeasure coarse = indent(10, 1.5625);
+  const HertzMeasure fine = indent(20, 1.25);
   const auto error = [](double measured, double truth) { return std::abs(measured / truth - 1.0); };
   for (const HertzMeasure* m : {&coarse, &fine})
     std::printf("P %.5g (%+.2f %%)  a %.5g (%+.2f %%)  p0 %.5g (%+.2f %%)\n", m->force,
