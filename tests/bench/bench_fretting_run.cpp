@@ -44,8 +44,8 @@ struct Variant {
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> list{
       {"default outputs (maps at every extreme)", ""},
-      {"maps every 100 cycles", "--set output.cycle_every=100"},
-      {"no maps", "--set output.cycle_every=0"},
+      {"maps every 10 cycles", "--set output.cycle_every=10"},
+      {"maps of cycles 0, 1 and the last", "--set output.cycle_every=1000000"},
   };
   return list;
 }

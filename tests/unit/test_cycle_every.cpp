@@ -4,6 +4,7 @@
 // last) in the second run, those maps byte-identical to the first run's, and
 // the same history.csv and cycles.csv (docs/case-file.md, `output`).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -92,7 +93,9 @@ std::vector<std::vector<std::string>> index_rows(const fs::path& out) {
 }  // namespace
 
 TEST(CycleEvery, KeepsTheMapsOfTheChosenCyclesAndChangesNothingElse) {
-  const fs::path dir = fs::temp_directory_path() / "bipo_cycle_every";
+  // The process id: builds of several checkouts may run this test at once.
+  const fs::path dir =
+      fs::temp_directory_path() / ("bipo_cycle_every_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "case.yaml") << kCase;
