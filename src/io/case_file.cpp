@@ -1172,7 +1172,7 @@ OutputSettings output(const Reader& r, const std::optional<Field>& f,
   OutputSettings o;
   o.directory = (std::filesystem::current_path() / "results" / stem).lexically_normal();
   if (!f) return o;
-  const Map m(r, *f, {"directory", "fields", "every", "vtk", "vtu_compression"});
+  const Map m(r, *f, {"directory", "fields", "every", "vtk", "vtu_compression", "cycle_every"});
   if (const auto x = m.get("directory")) {
     const std::filesystem::path p = text(r, *x, "a directory path", false);
     o.directory = (p.is_absolute() ? p : folder / p).lexically_normal();
@@ -1194,6 +1194,7 @@ OutputSettings output(const Reader& r, const std::optional<Field>& f,
   if (const auto x = m.get("every"))
     o.every = small_integer(r, *x, 1, static_cast<int>(kMaxIncrements));
   if (const auto x = m.get("vtk")) o.vtk = boolean(r, *x);
+  if (const auto x = m.get("cycle_every")) o.cycle_every = small_integer(r, *x, 1, 1000000);
   if (const auto x = m.get("vtu_compression")) {
     const std::string kind = text(r, *x, "zlib, lz4, lzma or none", false);
     if (kind == "zlib")

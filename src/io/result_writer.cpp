@@ -217,6 +217,15 @@ std::string driver_name(const Case& c, const LoopDriver& driver) {
   return "none";
 }
 
+/// Whether the maps (and the VTK files at segment ends and extremes) of this
+/// cycle are written: cycles 0 and 1, the last, and the multiples of
+/// output.cycle_every (docs/case-file.md, `output`). Thinning them keeps a
+/// run of thousands of cycles from spending its time writing maps.
+bool writes_cycle_snapshots(const Case& c, int cycle) {
+  const int every = c.output.cycle_every;
+  return every == 1 || cycle <= 1 || cycle % every == 0 || cycle >= cycle_program(c).n_cycles();
+}
+
 }  // namespace
 
 ResultWriter::ResultWriter(const RunDescription& run, const fs::path& directory,
@@ -275,8 +284,8 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
 
   const int n_total = c.program.n_increments();
   const bool last = step.position >= n_total - 1e-12;
-  if (c.output.vtk && (n_steps_ % c.output.every == 0 || last || segment_end || extreme != 0))
-    write_vtk(snapshot);
+  const bool at_turn = (segment_end || extreme != 0) && writes_cycle_snapshots(c, step.cycle);
+  if (c.output.vtk && (n_steps_ % c.output.every == 0 || last || at_turn)) write_vtk(snapshot);
   // The first step is written whole: the new run replaces the earlier one.
   commit();
   seconds_output_ += seconds_since(start);
@@ -511,6 +520,7 @@ void ResultWriter::write_probe(std::size_t p, const StepSnapshot& snapshot, doub
 /// written so far as maps/index.csv (both complete or absent).
 void ResultWriter::write_map(const StepSnapshot& snapshot, const char* kind, int extreme) {
   const StepResult& step = snapshot.step;
+  if (!writes_cycle_snapshots(run_.case_description, step.cycle)) return;
   const std::string name = "step_" + padded(n_steps_) + ".csv";
   write_text_atomically(folder_->path({"maps", name}),
                         contact_map_csv(run_, snapshot, surface_, cycle_nodes_));

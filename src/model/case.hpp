@@ -152,6 +152,9 @@ struct OutputSettings {
   int every = 1;  ///< write VTK every N increments (the last one is always written)
   bool vtk = true;
   VtuCompressionChoice vtu_compression = VtuCompressionChoice::zlib;
+  /// Cycles whose maps (and VTK files at segment ends and extremes) are
+  /// written: 0, 1, the last, and the multiples of N (docs/case-file.md).
+  int cycle_every = 1;
 };
 
 /// A value given on the command line in place of the case file's (`bipo

@@ -587,3 +587,11 @@ TEST_F(CaseFile, VtuCompressionKey) {
   expect_error(kHead + "output:\n  vtu_compression:\n", "output.vtu_compression", 5,
                "expected zlib, lz4, lzma or none");
 }
+
+TEST_F(CaseFile, CycleEveryKey) {
+  EXPECT_EQ(bipo::read_case(write(kHead)).output.cycle_every, 1);  // every cycle's maps
+  EXPECT_EQ(bipo::read_case(write(kHead + "output: {cycle_every: 100}\n")).output.cycle_every, 100);
+  expect_error(kHead + "output:\n  cycle_every: 0\n", "output.cycle_every", 5,
+               "expected an integer in [1, 1000000], got 0");
+  expect_error(kHead + "output:\n  cycle_every: 2.5\n", "output.cycle_every", 5, "2.5");
+}
