@@ -184,11 +184,12 @@ struct Analysis::PrescribedDofs {
 /// The state of an increment between its steps (advance_to).
 struct Analysis::Increment {
   StepResult result;
-  Eigen::VectorXd u_p, f_ext;  // prescribed values, external forces
-  Eigen::MatrixXd b, x;        // the free-dof load (one column), its solution
-  Eigen::VectorXd q;           // contact kinematics of the free motion
-  double step_factor = 0.0;    // main load factor change of the increment
-  Eigen::VectorXd r;           // the reactions (local frames)
+  Eigen::VectorXd u_p, f_ext;   // prescribed values, external forces
+  Eigen::MatrixXd b, x;         // the free-dof load (one column), its solution
+  Eigen::VectorXd free_motion;  // K_ff^-1 b: the free dofs' motion without contact forces
+  Eigen::VectorXd q;            // contact kinematics of the free motion
+  double step_factor = 0.0;     // main load factor change of the increment
+  Eigen::VectorXd r;            // the reactions (local frames)
   double motion_scale = 0.0;
   Eigen::VectorXd forces;  // C^T r at the contact nodes, global components
   Eigen::VectorXd u;       // the recovered displacements
@@ -617,7 +618,8 @@ void Analysis::apply_loads(Increment& inc) {
   external_forces_at(position, f_ext);
   inc.b = Eigen::MatrixXd::Zero(n_free, 1);
   Eigen::MatrixXd& b = inc.b;
-  Eigen::VectorXd free_motion = Eigen::VectorXd::Zero(n_free);
+  inc.free_motion = Eigen::VectorXd::Zero(n_free);
+  Eigen::VectorXd& free_motion = inc.free_motion;
   for (int k = 0; k < static_cast<int>(pattern_programs_.size()); ++k) {
     const double factor = pattern_programs_[k]->factor(position);
     if (factor == 0.0) continue;
@@ -715,6 +717,54 @@ void Analysis::throw_contact_not_converged(const ContactSolveReport& report,
 }
 
 /// Recovery: K_ff u_f = rhs + E r, then everything is checked on this u.
+// The recovery K_ff x = b + E r when few contact nodes carry a reaction (a
+// sphere or cylinder on a flat, whose candidate set is mostly open): x is the
+// load's free motion (already solved, apply_loads) plus the responses
+// K_ff^-1 E_i of the loaded nodes times their reactions. Each node's response
+// (3 columns) is solved once, the first time it carries a reaction, and
+// kept: the per-increment cost is then n_free x 3 x (loaded nodes) instead
+// of a full solve, whose triangular sweeps dominated long fretting runs
+// (docs/performance.md, "Fretting: 1000 cycles"). Not used when more than a
+// quarter of the nodes are loaded (a punch: the full solve is as cheap, and
+// its results stay the same to the last bit) or when the kept responses
+// would pass kContactResponseBytes. False: recover with a full solve.
+bool Analysis::recover_from_contact_responses(Increment& inc) {
+  constexpr std::size_t kContactResponseBytes = std::size_t{256} << 20;
+  const int m = contact_->n_nodes();
+  const int n_free = partition_->n_free();
+  const Eigen::VectorXd& r = inc.r;
+  int loaded = 0, missing = 0;
+  for (int i = 0; i < m; ++i) {
+    if (r.segment<3>(3 * i).isZero(0.0)) continue;
+    ++loaded;
+    if (contact_responses_.empty() || contact_responses_[i].size() == 0) ++missing;
+  }
+  const std::size_t bytes_per_node = sizeof(double) * 3 * static_cast<std::size_t>(n_free);
+  if (4 * loaded > m ||
+      (contact_response_nodes_ + static_cast<std::size_t>(missing)) * bytes_per_node >
+          kContactResponseBytes)
+    return false;
+  if (contact_responses_.empty()) contact_responses_.resize(m);
+  inc.x = inc.free_motion;
+  for (int i = 0; i < m; ++i) {
+    if (r.segment<3>(3 * i).isZero(0.0)) continue;
+    Eigen::MatrixXd& response = contact_responses_[i];
+    if (response.size() == 0) {
+      // E_i: local component a of node i -> the global force frame(a, :)
+      // on its free dofs (a component held by a symmetry support has none).
+      Eigen::MatrixXd e = Eigen::MatrixXd::Zero(n_free, 3);
+      for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 3; ++c)
+          if (contact_free_dofs_[3 * i + c] >= 0)
+            e(contact_free_dofs_[3 * i + c], a) = contact_->frame(i)(a, c);
+      solver_->solve(e, response);
+      ++contact_response_nodes_;
+    }
+    inc.x.col(0).noalias() += response * r.segment<3>(3 * i);
+  }
+  return true;
+}
+
 void Analysis::recover_displacements(Increment& inc) {
   const int m = contact_->n_nodes();
   const int n_free = partition_->n_free();
@@ -725,9 +775,11 @@ void Analysis::recover_displacements(Increment& inc) {
   inc.recovery_start = std::chrono::steady_clock::now();
   inc.forces = contact_->nodal_forces(r);
   const Eigen::VectorXd& forces = inc.forces;
-  for (int j = 0; j < 3 * m; ++j)
-    if (contact_free_dofs_[j] >= 0) b(contact_free_dofs_[j], 0) += forces(j);
-  solver_->solve(b, x);
+  if (!recover_from_contact_responses(inc)) {
+    for (int j = 0; j < 3 * m; ++j)
+      if (contact_free_dofs_[j] >= 0) b(contact_free_dofs_[j], 0) += forces(j);
+    solver_->solve(b, x);
+  }
   inc.u.resize(3 * mesh_.n_nodes());
   Eigen::VectorXd& u = inc.u;
   for (int i = 0; i < n_free; ++i) u(partition_->free_dofs()[i]) = x(i, 0);

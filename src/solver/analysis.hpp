@@ -203,6 +203,7 @@ class Analysis {
   [[noreturn]] void throw_contact_not_converged(const ContactSolveReport& report,
                                                 const Increment& inc) const;
   void recover_displacements(Increment& inc);
+  [[nodiscard]] bool recover_from_contact_responses(Increment& inc);
   void check_equilibrium(Increment& inc) const;
   void check_law_on_recovered(Increment& inc);
   void commit_step(Increment& inc);
@@ -221,6 +222,11 @@ class Analysis {
   std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;
   ContactWorkspace contact_workspace_;  // scratch of the contact solves, kept between increments
+  // K_ff^-1 E_i (n_free x 3) of each contact node that has carried a
+  // reaction, solved on first use (recover_from_contact_responses); empty
+  // matrices for the others.
+  std::vector<Eigen::MatrixXd> contact_responses_;
+  std::size_t contact_response_nodes_ = 0;
   std::vector<int> contact_mesh_nodes_;
   // 3 per contact node, indices into the free dofs; -1 for a tangential
   // component held at zero by a symmetry condition.
