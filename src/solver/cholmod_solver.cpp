@@ -61,6 +61,7 @@ class CholmodSolver final : public LinearSolver {
     SparseMatrix lower = a.triangularView<Eigen::Lower>();
     cholmod_sparse view = lower_view(lower);
     factor_ = cholmod_analyze(&view, &common_);
+    analysis_flops_ = common_.fl;
     if (!factor_) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
     finish_factorization(view, a);
   }
@@ -73,6 +74,7 @@ class CholmodSolver final : public LinearSolver {
     if (!reuse_analysis || !factor_ || n_ != lower.rows()) {
       if (factor_) cholmod_free_factor(&factor_, &common_);
       factor_ = cholmod_analyze(&view, &common_);
+      analysis_flops_ = common_.fl;
       if (!factor_) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
     }
     finish_factorization(view, lower);
@@ -269,12 +271,15 @@ class CholmodSolver final : public LinearSolver {
                              : static_cast<double>(factor_->nzmax);
   }
 
+  [[nodiscard]] double factorization_flops() const override { return analysis_flops_; }
+
   [[nodiscard]] std::string name() const override { return "CHOLMOD supernodal Cholesky"; }
 
  private:
   mutable cholmod_common common_{};
   mutable std::mutex solve_mutex_;
   cholmod_factor* factor_ = nullptr;
+  double analysis_flops_ = 0.0;  // common_.fl after the last cholmod_analyze
   Eigen::Index n_ = 0;
   // solve_in_place's solution and workspaces (guarded by solve_mutex_).
   mutable cholmod_dense* solution_work_ = nullptr;

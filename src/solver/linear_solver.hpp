@@ -43,6 +43,10 @@ class LinearSolver {
   virtual void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
+  /// Floating-point operations of a numerical factorization, as the
+  /// backend's analysis counts them (0 if it does not): a cost that does not
+  /// depend on the machine's load, for decisions that must not either.
+  [[nodiscard]] virtual double factorization_flops() const { return 0.0; }
   [[nodiscard]] virtual std::string name() const = 0;
 };
 

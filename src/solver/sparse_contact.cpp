@@ -520,10 +520,14 @@ double SparseNewtonStepSolver::set_node_rows(const NewtonStepEquations& equation
 bool SparseNewtonStepSolver::needs_factorization() const {
   // A factorization pays when the GMRES iterations it would save (those of
   // the last step beyond the count right after a factorization) cost more
-  // than half of it; both costs are measured as the run goes.
+  // than half of it. The costs are counted, not timed, so that the Newton
+  // path (and whether an increment is cut) does not depend on the machine's
+  // load: an iteration is about two triangular sweeps of the factor (4 flops
+  // per nonzero), a factorization its flop count.
   if (!factorized_) return true;
   const int excess = last_iterations_ - fresh_iterations_;
-  return excess * seconds_per_iteration_ > 0.5 * factorization_seconds_;
+  const double iteration_flops = 4.0 * p_factor_->factor_nonzeros();
+  return excess * iteration_flops > 0.5 * p_factor_->factorization_flops();
 }
 
 void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
