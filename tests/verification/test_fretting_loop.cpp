@@ -16,34 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "csv_columns.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
+using bipo_test::read_csv;
 
-/// A CSV file as columns by name (numbers; a text cell reads as NaN).
-std::map<std::string, std::vector<double>> read_csv(const fs::path& file) {
-  std::ifstream in(file);
-  EXPECT_TRUE(in) << file;
-  const auto split = [](const std::string& text) {
-    std::vector<std::string> cells;
-    std::stringstream stream(text);
-    for (std::string cell; std::getline(stream, cell, ',');) cells.push_back(cell);
-    return cells;
-  };
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = split(line);
-  std::map<std::string, std::vector<double>> columns;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> cells = split(line);
-    for (std::size_t j = 0; j < header.size() && j < cells.size(); ++j) {
-      char* end = nullptr;
-      const double value = std::strtod(cells[j].c_str(), &end);
-      columns[header[j]].push_back(*end == '\0' ? value : std::nan(""));
-    }
-  }
-  return columns;
-}
+namespace fs = std::filesystem;
 
 constexpr double kMu = 0.3, kDelta = 1e-3;
 constexpr int kHalfCycle = 100;  // increments from +delta to -delta

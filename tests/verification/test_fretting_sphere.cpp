@@ -54,8 +54,11 @@
 #include <vector>
 
 #include "contact_analytic.hpp"
+#include "csv_columns.hpp"
 
 namespace {
+
+using bipo_test::read_csv;
 
 namespace fs = std::filesystem;
 namespace an = bipo::analytic;
@@ -64,31 +67,6 @@ using Columns = std::map<std::string, std::vector<double>>;
 constexpr double kYoung = 1000.0, kPoisson = 0.3, kRadius = 10.0, kMu = 0.3;
 constexpr double kDepth = 12.0;  // H, the block's height, where its top is held
 constexpr int kRamp = 20, kHalfCycle = 16;
-
-/// A CSV file as columns by name (numbers; a text cell reads as NaN).
-Columns read_csv(const fs::path& file) {
-  std::ifstream in(file);
-  EXPECT_TRUE(in) << file;
-  const auto split = [](const std::string& text) {
-    std::vector<std::string> cells;
-    std::stringstream stream(text);
-    for (std::string cell; std::getline(stream, cell, ',');) cells.push_back(cell);
-    return cells;
-  };
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = split(line);
-  Columns columns;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> cells = split(line);
-    for (std::size_t j = 0; j < header.size() && j < cells.size(); ++j) {
-      char* end = nullptr;
-      const double value = std::strtod(cells[j].c_str(), &end);
-      columns[header[j]].push_back(*end == '\0' ? value : std::nan(""));
-    }
-  }
-  return columns;
-}
 
 /// The case: press (2 increments), ramp to +amplitude (kRamp, a map every 5),
 /// two cycles of 2 kHalfCycle increments.
