@@ -120,6 +120,25 @@ enum class ContactSolverChoice { automatic, dense, sparse };
 /// the memory the second factorization would take.
 enum class SparsePreconditionerChoice { automatic, own_factor, stiffness_factor };
 
+/// Which library solves with K_ff (docs/case-file.md, `solver.linear`):
+/// CHOLMOD in one process, or PETSc (one or several MPI ranks); automatic is
+/// CHOLMOD in a serial run and PETSc under mpirun with more than one rank.
+enum class LinearSolverChoice { automatic, cholmod, petsc };
+
+/// PETSc's method for K_ff (docs/case-file.md, `solver.petsc`). Only these
+/// vetted configurations are offered: the case file never passes PETSc
+/// options through (some of them run programs or write files).
+enum class PetscMethod {
+  direct,    ///< MUMPS Cholesky factorization (distributed)
+  cg_gamg,   ///< conjugate gradients, PETSc's algebraic multigrid with rigid-body modes
+  cg_hypre,  ///< conjugate gradients, hypre's BoomerAMG
+};
+struct PetscSolverSettings {
+  PetscMethod method = PetscMethod::direct;
+  double relative_tolerance = 1e-12;  ///< Krylov methods: |b - A x| / |b|
+  int max_iterations = 10000;         ///< Krylov methods: per solve
+};
+
 /// Tolerances and limits of the increment loop (docs/physics.md section 3.3).
 struct SolverSettings {
   double force_tolerance = 1e-10;   ///< equilibrium residual / reference force
@@ -129,6 +148,8 @@ struct SolverSettings {
   std::optional<int> blas_threads;  ///< BLAS/LAPACK threads; nullopt = auto (blas_threads.hpp)
   ContactSolverChoice contact_solver = ContactSolverChoice::automatic;
   SparsePreconditionerChoice sparse_preconditioner = SparsePreconditionerChoice::automatic;
+  LinearSolverChoice linear = LinearSolverChoice::automatic;
+  PetscSolverSettings petsc;
 };
 
 /// A point of the contact face followed through the history (nearest node).

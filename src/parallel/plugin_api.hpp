@@ -1,0 +1,43 @@
+// Owns the boundary between bipo and its parallel plugin (libbipo_petsc.so):
+// MPI, through PETSc, and the PETSc linear-algebra backend. bipo opens the
+// plugin only when a run asks for PETSc or is started by mpirun, so that a
+// serial run neither loads PETSc's ~100 libraries nor initializes MPI
+// (measured on a program linked with PETSc: 40-60 ms more per start, and
+// 0.4 s when it initializes MPI). Both sides are built from this tree by the
+// same compiler; the version number refuses a plugin of another build.
+#pragma once
+
+#include <string>
+
+#include "model/case.hpp"
+#include "solver/linear_solver.hpp"
+
+namespace bipo {
+
+inline constexpr int kParallelPluginApiVersion = 1;
+
+/// The plugin's functions. All but `initialize` need an initialized runtime.
+struct ParallelPluginApi {
+  int api_version;
+  /// Initializes MPI and PETSc once for the process. PETSc sees none of
+  /// bipo's command line and reads no .petscrc file (those could carry
+  /// options that run programs). Returns an empty string or the error.
+  std::string (*initialize)();
+  /// Finalizes PETSc and MPI (after the last solver is destroyed).
+  void (*finalize)();
+  int (*rank)();
+  int (*size)();
+  /// Ends every rank with this exit code (MPI_Abort): for an error that
+  /// only some ranks saw, where the others would wait forever.
+  void (*abort)(int exit_code);
+  /// The least and the largest of `value` over the ranks (a collective).
+  void (*min_max)(double value, double* min, double* max);
+  /// A new PETSc linear solver of K_ff, owned by the caller; on failure
+  /// nullptr and the reason in `error`.
+  LinearSolver* (*make_linear_solver)(const PetscSolverSettings& settings, std::string* error);
+};
+
+}  // namespace bipo
+
+/// The plugin's one exported symbol.
+extern "C" const bipo::ParallelPluginApi* bipo_parallel_plugin_api();
