@@ -48,6 +48,16 @@ class LinearSolver {
   /// depend on the machine's load, for decisions that must not either.
   [[nodiscard]] virtual double factorization_flops() const { return 0.0; }
   [[nodiscard]] virtual std::string name() const = 0;
+  /// The rigid-body modes of the body on the free unknowns (n_free x 6:
+  /// three translations, three rotations), given before a factorization
+  /// to a backend that uses them (an algebraic multigrid's near-null
+  /// space); uses_rigid_body_modes() says whether to compute them at all.
+  virtual void set_rigid_body_modes(const Eigen::MatrixXd& modes) { static_cast<void>(modes); }
+  [[nodiscard]] virtual bool uses_rigid_body_modes() const { return false; }
+  /// Counters for reports: right-hand sides solved, and the iterations of
+  /// an iterative backend over all of them (0 for a direct one).
+  [[nodiscard]] virtual long solve_count() const { return 0; }
+  [[nodiscard]] virtual long krylov_iterations() const { return 0; }
 };
 
 /// CHOLMOD supernodal Cholesky, fill-reducing ordering chosen by CHOLMOD.

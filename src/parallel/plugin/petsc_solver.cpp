@@ -1,0 +1,364 @@
+// The PETSc backend of LinearSolver (petsc_solver.hpp): an MPIAIJ matrix of
+// this rank's rows, one KSP configured for the chosen method, and a scatter
+// that gathers each solution to every rank (kept between solves, so that a
+// solve allocates nothing once the first has run).
+#include "parallel/plugin/petsc_solver.hpp"
+
+#include <petscksp.h>
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <mutex>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "parallel/plugin/petsc_call.hpp"
+
+namespace bipo::petsc {
+
+namespace {
+
+const char* method_name(PetscMethod method) {
+  switch (method) {
+    case PetscMethod::direct:
+      return "direct";
+    case PetscMethod::cg_gamg:
+      return "cg_gamg";
+    case PetscMethod::cg_hypre:
+      return "cg_hypre";
+  }
+  return "?";
+}
+
+std::string short_number(double value) {
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "%.3g", value);
+  return text.data();
+}
+
+/// This rank's rows of the full symmetric matrix whose lower triangle is
+/// `lower`, in compressed rows with sorted columns, and where each value
+/// comes from in lower.valuePtr(): the pattern is built once, a
+/// refactorization with the same pattern only copies values.
+struct OwnedRows {
+  PetscInt first = 0, end = 0;   // global rows [first, end)
+  std::vector<PetscInt> starts;  // size end - first + 1
+  std::vector<PetscInt> columns;
+  std::vector<int> value_source;  // index into lower.valuePtr()
+  std::vector<PetscInt> diagonal_counts, off_diagonal_counts;
+  std::vector<PetscScalar> values;  // work for the copy
+
+  void build(const SparseMatrix& lower, PetscInt first_row, PetscInt end_row);
+  void copy_values(const SparseMatrix& lower);
+};
+
+void OwnedRows::build(const SparseMatrix& lower, PetscInt first_row, PetscInt end_row) {
+  first = first_row;
+  end = end_row;
+  const PetscInt n_owned = end - first;
+  auto owned = [&](int row) { return row >= first && row < end; };
+  auto local_block = [&](int column) { return column >= first && column < end; };
+  diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
+  off_diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
+  // Entry (i, j), i >= j, of the lower triangle is A_ij of row i and, off
+  // the diagonal, A_ji of row j. Columns visited in increasing j give each
+  // row its columns in increasing order.
+  for (int j = 0; j < lower.outerSize(); ++j)
+    for (SparseMatrix::InnerIterator it(lower, j); it; ++it) {
+      const int i = static_cast<int>(it.row());
+      if (owned(i)) ++(local_block(j) ? diagonal_counts : off_diagonal_counts)[i - first];
+      if (i != j && owned(j)) ++(local_block(i) ? diagonal_counts : off_diagonal_counts)[j - first];
+    }
+  starts.assign(static_cast<std::size_t>(n_owned) + 1, 0);
+  for (PetscInt r = 0; r < n_owned; ++r)
+    starts[r + 1] = starts[r] + diagonal_counts[r] + off_diagonal_counts[r];
+  columns.resize(static_cast<std::size_t>(starts[n_owned]));
+  value_source.resize(columns.size());
+  values.resize(columns.size());
+  std::vector<PetscInt> next(starts.begin(), starts.end() - 1);
+  const int* inner = lower.innerIndexPtr();
+  const int* outer = lower.outerIndexPtr();
+  for (int j = 0; j < lower.outerSize(); ++j)
+    for (int k = outer[j]; k < outer[j + 1]; ++k) {
+      const int i = inner[k];
+      if (owned(i)) {
+        columns[next[i - first]] = j;
+        value_source[next[i - first]++] = k;
+      }
+      if (i != j && owned(j)) {
+        columns[next[j - first]] = i;
+        value_source[next[j - first]++] = k;
+      }
+    }
+}
+
+void OwnedRows::copy_values(const SparseMatrix& lower) {
+  const double* source = lower.valuePtr();
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = source[value_source[k]];
+}
+
+class PetscLinearSolver final : public LinearSolver {
+ public:
+  explicit PetscLinearSolver(const PetscSolverSettings& settings) : settings_(settings) {}
+  ~PetscLinearSolver() override { destroy(); }
+  PetscLinearSolver(const PetscLinearSolver&) = delete;
+  PetscLinearSolver& operator=(const PetscLinearSolver&) = delete;
+
+  void set_rigid_body_modes(const Eigen::MatrixXd& modes) override { rigid_body_modes_ = modes; }
+  [[nodiscard]] bool uses_rigid_body_modes() const override {
+    return settings_.method == PetscMethod::cg_gamg;
+  }
+
+  void factorize(const SparseMatrix& a) override {
+    SparseMatrix lower = a.triangularView<Eigen::Lower>();
+    lower.makeCompressed();
+    factorize_lower(lower, false);
+  }
+
+  void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) override {
+    if (!lower.isCompressed())
+      throw NumericalError("factorize_lower: the matrix is not compressed");
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const bool same_pattern = reuse_analysis && matrix_ != nullptr && n_ == lower.rows();
+    if (!same_pattern) {
+      destroy();
+      create_matrix(lower);
+    }
+    fill_matrix(lower);
+    set_up_solver();
+  }
+
+  void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (ksp_ == nullptr || b.rows() != n_) throw NumericalError("PETSc solve before factorization");
+    x.resize(b.rows(), b.cols());
+    for (Eigen::Index col = 0; col < b.cols(); ++col)
+      solve_one(b.col(col).data(), x.col(col).data());
+  }
+
+  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
+    solve_one(x.data(), x.data());
+  }
+
+  [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
+  [[nodiscard]] std::string name() const override {
+    return std::string("PETSc ") + method_name(settings_.method);
+  }
+  [[nodiscard]] long solve_count() const override { return solves_; }
+  [[nodiscard]] long krylov_iterations() const override { return krylov_iterations_; }
+
+ private:
+  void create_matrix(const SparseMatrix& lower);
+  void fill_matrix(const SparseMatrix& lower);
+  void set_up_solver();
+  void configure_method();
+  void attach_rigid_body_modes();
+  void check_set_up();
+  void solve_one(const double* b, double* x) const;
+  void check_converged() const;
+  void destroy();
+
+  PetscSolverSettings settings_;
+  Eigen::MatrixXd rigid_body_modes_;
+  mutable std::mutex mutex_;
+  PetscInt n_ = 0;
+  OwnedRows rows_;
+  Mat matrix_ = nullptr;
+  KSP ksp_ = nullptr;
+  Vec rhs_ = nullptr, solution_ = nullptr, gathered_ = nullptr;
+  VecScatter to_all_ = nullptr;
+  double factor_nonzeros_ = 0.0;
+  mutable long solves_ = 0, krylov_iterations_ = 0;
+};
+
+// Contiguous row ranges, as PETSc's own default split: rank r owns n/size
+// rows, one more for the first n % size ranks.
+void PetscLinearSolver::create_matrix(const SparseMatrix& lower) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  n_ = static_cast<PetscInt>(lower.rows());
+  const PetscInt base = n_ / size, extra = n_ % size;
+  const PetscInt first = rank * base + std::min<PetscInt>(rank, extra);
+  const PetscInt n_owned = base + (rank < extra ? 1 : 0);
+  rows_.build(lower, first, first + n_owned);
+  check(MatCreate(PETSC_COMM_WORLD, &matrix_), "MatCreate");
+  check(MatSetSizes(matrix_, n_owned, n_owned, n_, n_), "MatSetSizes");
+  check(MatSetType(matrix_, MATAIJ), "MatSetType");
+  check(MatSeqAIJSetPreallocation(matrix_, 0, rows_.diagonal_counts.data()),
+        "MatSeqAIJSetPreallocation");
+  check(MatMPIAIJSetPreallocation(matrix_, 0, rows_.diagonal_counts.data(), 0,
+                                  rows_.off_diagonal_counts.data()),
+        "MatMPIAIJSetPreallocation");
+  check(MatSetOption(matrix_, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE), "MatSetOption");
+  check(MatCreateVecs(matrix_, &solution_, &rhs_), "MatCreateVecs");
+  check(VecScatterCreateToAll(solution_, &to_all_, &gathered_), "VecScatterCreateToAll");
+}
+
+void PetscLinearSolver::fill_matrix(const SparseMatrix& lower) {
+  rows_.copy_values(lower);
+  for (PetscInt row = rows_.first; row < rows_.end; ++row) {
+    const PetscInt start = rows_.starts[row - rows_.first];
+    const PetscInt count = rows_.starts[row - rows_.first + 1] - start;
+    check(MatSetValues(matrix_, 1, &row, count, rows_.columns.data() + start,
+                       rows_.values.data() + start, INSERT_VALUES),
+          "MatSetValues");
+  }
+  check(MatAssemblyBegin(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  check(MatAssemblyEnd(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+  check(MatSetOption(matrix_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
+  check(MatSetOption(matrix_, MAT_SPD, PETSC_TRUE), "MatSetOption");
+}
+
+// The KSP is kept across factorize_lower(reuse): with the same nonzero
+// pattern PETSc redoes the numerical factorization (or the multigrid
+// set-up) only.
+void PetscLinearSolver::set_up_solver() {
+  if (ksp_ == nullptr) {
+    check(KSPCreate(PETSC_COMM_WORLD, &ksp_), "KSPCreate");
+    configure_method();
+  }
+  if (settings_.method == PetscMethod::cg_gamg) attach_rigid_body_modes();
+  check(KSPSetOperators(ksp_, matrix_, matrix_), "KSPSetOperators");
+  check(KSPSetUp(ksp_), "KSPSetUp");
+  check_set_up();
+}
+
+void PetscLinearSolver::configure_method() {
+  PC pc = nullptr;
+  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
+  if (settings_.method == PetscMethod::direct) {
+    check(KSPSetType(ksp_, KSPPREONLY), "KSPSetType");
+    check(PCSetType(pc, PCCHOLESKY), "PCSetType");
+    check(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+  } else {
+    check(KSPSetType(ksp_, KSPCG), "KSPSetType");
+    // The tolerance is on the true residual |b - A x| / |b|, as the case
+    // file documents, not on the preconditioned one.
+    check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
+    check(KSPSetTolerances(ksp_, settings_.relative_tolerance, PETSC_DEFAULT, PETSC_DEFAULT,
+                           settings_.max_iterations),
+          "KSPSetTolerances");
+    if (settings_.method == PetscMethod::cg_gamg) {
+      check(PCSetType(pc, PCGAMG), "PCSetType");
+    } else {
+      check(PCSetType(pc, PCHYPRE), "PCSetType");
+      check(PCHYPRESetType(pc, "boomeramg"), "PCHYPRESetType");
+    }
+  }
+  // The user's own PETSC_OPTIONS (environment) may refine this; bipo's
+  // command line and case file never reach PETSc.
+  check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
+}
+
+// GAMG's near-null space: the six rigid-body modes on the free dofs,
+// orthonormalized (PETSc requires it), this rank's rows.
+void PetscLinearSolver::attach_rigid_body_modes() {
+  if (rigid_body_modes_.rows() != n_ || rigid_body_modes_.cols() == 0) return;
+  const Eigen::Index n_modes = rigid_body_modes_.cols();
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(rigid_body_modes_);
+  const Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(n_, n_modes);
+  std::vector<Vec> vectors(static_cast<std::size_t>(n_modes), nullptr);
+  for (Eigen::Index m = 0; m < n_modes; ++m) {
+    check(VecDuplicate(solution_, &vectors[m]), "VecDuplicate");
+    PetscScalar* values = nullptr;
+    check(VecGetArray(vectors[m], &values), "VecGetArray");
+    for (PetscInt row = rows_.first; row < rows_.end; ++row) values[row - rows_.first] = q(row, m);
+    check(VecRestoreArray(vectors[m], &values), "VecRestoreArray");
+  }
+  MatNullSpace space = nullptr;
+  check(MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_FALSE, static_cast<PetscInt>(n_modes),
+                           vectors.data(), &space),
+        "MatNullSpaceCreate");
+  check(MatSetNearNullSpace(matrix_, space), "MatSetNearNullSpace");
+  check(MatNullSpaceDestroy(&space), "MatNullSpaceDestroy");
+  for (Vec& vector : vectors) check(VecDestroy(&vector), "VecDestroy");
+}
+
+// A failed factorization is not a PETSc error (the KSP records it): a zero
+// pivot is a singular K_ff, a negative one (MUMPS counts them, INFOG(12))
+// an indefinite one.
+void PetscLinearSolver::check_set_up() {
+  PC pc = nullptr;
+  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
+  PCFailedReason reason = PC_NOERROR;
+  check(PCGetFailedReason(pc, &reason), "PCGetFailedReason");
+  PetscInt negative_pivots = 0;
+  factor_nonzeros_ = 0.0;
+  if (reason == PC_NOERROR && settings_.method == PetscMethod::direct) {
+    Mat factor = nullptr;
+    check(PCFactorGetMatrix(pc, &factor), "PCFactorGetMatrix");
+    check(MatMumpsGetInfog(factor, 12, &negative_pivots), "MatMumpsGetInfog");
+    PetscInt entries = 0;  // INFOG(29): the factor's entries, in millions if negative
+    check(MatMumpsGetInfog(factor, 29, &entries), "MatMumpsGetInfog");
+    factor_nonzeros_ = entries >= 0 ? static_cast<double>(entries) : -1e6 * entries;
+  }
+  if (reason != PC_NOERROR || negative_pivots > 0)
+    throw NumericalError(
+        "PETSc " + std::string(method_name(settings_.method)) +
+        " set-up failed: the stiffness is not positive definite (do the boundary conditions "
+        "remove every rigid-body motion?)" +
+        (reason != PC_NOERROR ? std::string(" (") + PCFailedReasons[reason] + ")" : ""));
+}
+
+// b and x may be the same array: b is read into the distributed vector
+// before x is written.
+void PetscLinearSolver::solve_one(const double* b, double* x) const {
+  PetscScalar* owned = nullptr;
+  check(VecGetArray(rhs_, &owned), "VecGetArray");
+  std::copy(b + rows_.first, b + rows_.end, owned);
+  check(VecRestoreArray(rhs_, &owned), "VecRestoreArray");
+  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
+  check_converged();
+  check(VecScatterBegin(to_all_, solution_, gathered_, INSERT_VALUES, SCATTER_FORWARD),
+        "VecScatterBegin");
+  check(VecScatterEnd(to_all_, solution_, gathered_, INSERT_VALUES, SCATTER_FORWARD),
+        "VecScatterEnd");
+  const PetscScalar* all = nullptr;
+  check(VecGetArrayRead(gathered_, &all), "VecGetArrayRead");
+  std::copy(all, all + n_, x);
+  check(VecRestoreArrayRead(gathered_, &all), "VecRestoreArrayRead");
+  ++solves_;
+}
+
+void PetscLinearSolver::check_converged() const {
+  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+  check(KSPGetConvergedReason(ksp_, &reason), "KSPGetConvergedReason");
+  PetscInt iterations = 0;
+  check(KSPGetIterationNumber(ksp_, &iterations), "KSPGetIterationNumber");
+  krylov_iterations_ += iterations;
+  if (reason > 0) return;
+  PetscReal residual = 0.0, rhs_norm = 0.0;
+  check(KSPGetResidualNorm(ksp_, &residual), "KSPGetResidualNorm");
+  check(VecNorm(rhs_, NORM_2, &rhs_norm), "VecNorm");
+  throw NumericalError("PETSc " + std::string(method_name(settings_.method)) +
+                       " did not converge (" + KSPConvergedReasons[reason] + ") after " +
+                       std::to_string(iterations) + " iterations: relative residual " +
+                       short_number(rhs_norm > 0.0 ? residual / rhs_norm : residual) +
+                       " against the tolerance " + short_number(settings_.relative_tolerance));
+}
+
+// After PetscFinalize the objects are gone with PETSc: nothing to destroy.
+void PetscLinearSolver::destroy() {
+  PetscBool finalized = PETSC_FALSE;
+  PetscFinalized(&finalized);
+  if (finalized) return;
+  KSPDestroy(&ksp_);
+  VecScatterDestroy(&to_all_);
+  VecDestroy(&gathered_);
+  VecDestroy(&rhs_);
+  VecDestroy(&solution_);
+  MatDestroy(&matrix_);
+}
+
+}  // namespace
+
+std::unique_ptr<LinearSolver> make_solver(const PetscSolverSettings& settings) {
+  return std::make_unique<PetscLinearSolver>(settings);
+}
+
+}  // namespace bipo::petsc

@@ -1,0 +1,111 @@
+// Owns the plugin's exported table (parallel/plugin_api.hpp): MPI and PETSc
+// started and stopped for the process, the rank queries, the collectives
+// bipo needs, and the PETSc linear solver.
+#include <dlfcn.h>
+#include <mpi.h>
+#include <petscsys.h>
+
+#include <exception>
+
+#include "parallel/plugin/petsc_call.hpp"
+#include "parallel/plugin/petsc_solver.hpp"
+#include "parallel/plugin_api.hpp"
+
+namespace bipo {
+
+namespace {
+
+bool mpi_started_here = false;
+
+// The plugin and its libraries are opened RTLD_LOCAL. Open MPI opens its
+// own components (dlopen) at MPI_Init, and some of them resolve libmpi's
+// symbols from the global scope: re-open the libmpi this plugin is bound
+// to (found from one of its symbols) with RTLD_GLOBAL, without loading
+// anything new (RTLD_NOLOAD).
+void make_mpi_global() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&MPI_Init), &info) != 0 && info.dli_fname != nullptr)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+}
+
+std::string initialize() {
+  PetscBool petsc_started = PETSC_FALSE;
+  PetscInitialized(&petsc_started);
+  if (petsc_started) return "";
+  make_mpi_global();
+  int mpi_started = 0;
+  MPI_Initialized(&mpi_started);
+  if (!mpi_started) {
+    // Serialized: analyses running at once (bipo run --jobs) take turns
+    // in the solver's calls, from different threads.
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+      return "MPI_Init_thread failed";
+    mpi_started_here = true;
+  }
+  // Before PetscInitialize: no .petscrc from the working or home folder (an
+  // options file can run programs), and bipo keeps its own signal handling.
+  // The user's PETSC_OPTIONS environment variable is still read.
+  PetscOptionsSetValue(nullptr, "-skip_petscrc", nullptr);
+  PetscOptionsSetValue(nullptr, "-no_signal_handler", nullptr);
+  static char program[] = "bipo";
+  static char* arguments[] = {program, nullptr};
+  int argc = 1;
+  char** argv = arguments;
+  if (PetscInitialize(&argc, &argv, nullptr, nullptr) != 0) return "PetscInitialize failed";
+  petsc::install_error_handler();
+  return "";
+}
+
+void finalize() {
+  PetscBool petsc_started = PETSC_FALSE, petsc_finished = PETSC_FALSE;
+  PetscInitialized(&petsc_started);
+  PetscFinalized(&petsc_finished);
+  if (petsc_started && !petsc_finished) PetscFinalize();
+  int mpi_finished = 0;
+  MPI_Finalized(&mpi_finished);
+  if (mpi_started_here && !mpi_finished) MPI_Finalize();
+}
+
+int rank() {
+  int value = 0;
+  MPI_Comm_rank(PETSC_COMM_WORLD, &value);
+  return value;
+}
+
+int size() {
+  int value = 1;
+  MPI_Comm_size(PETSC_COMM_WORLD, &value);
+  return value;
+}
+
+void abort_all(int exit_code) {
+  MPI_Abort(PETSC_COMM_WORLD, exit_code);
+}
+
+void min_max(double value, double* min, double* max) {
+  MPI_Allreduce(&value, min, 1, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD);
+  MPI_Allreduce(&value, max, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
+}
+
+LinearSolver* make_linear_solver(const PetscSolverSettings& settings, std::string* error) {
+  try {
+    return petsc::make_solver(settings).release();
+  } catch (const std::exception& e) {
+    if (error != nullptr) *error = e.what();
+    return nullptr;
+  }
+}
+
+const ParallelPluginApi api{
+    kParallelPluginApiVersion, initialize, finalize, rank, size, abort_all, min_max,
+    make_linear_solver};
+
+}  // namespace
+
+}  // namespace bipo
+
+extern "C" __attribute__((visibility("default"))) const bipo::ParallelPluginApi*
+bipo_parallel_plugin_api() {
+  return &bipo::api;
+}

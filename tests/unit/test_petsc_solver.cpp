@@ -1,0 +1,173 @@
+// The PETSc backend (src/parallel/plugin/) against CHOLMOD on the stiffness of
+// a small cylinder held at its top face: each method's solution, the
+// refactorization with the same pattern, and the errors of a matrix that is
+// not positive definite and of a Krylov solve that does not converge.
+// Skipped when bipo was built without its parallel plugin.
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <string>
+
+#include "core/errors.hpp"
+#include "fem/elasticity.hpp"
+#include "mesh/generate.hpp"
+#include "parallel/parallel_runtime.hpp"
+#include "solver/linear_solver.hpp"
+
+namespace bipo {
+namespace {
+
+#define SKIP_WITHOUT_PETSC()                                                     \
+  if (parallel_plugin_path().rfind("none", 0) == 0) GTEST_SKIP() << "no plugin"; \
+  static_cast<void>(0)
+
+struct HeldCylinder {
+  SparseMatrix k_ff;
+  Eigen::MatrixXd modes;  // rigid-body modes on the free dofs
+  Eigen::MatrixXd b;      // two right-hand sides
+};
+
+HeldCylinder held_cylinder() {
+  const Mesh mesh = generate_cylinder({10.0, 10.0, 6, 6, 4});
+  const SparseMatrix k = assemble_stiffness(mesh, isotropic_elasticity(210000.0, 0.3));
+  std::vector<bool> prescribed(k.rows(), false);
+  for (int node : mesh.node_set("top"))
+    for (int c = 0; c < 3; ++c) prescribed[3 * node + c] = true;
+  const DofPartition partition(prescribed);
+  HeldCylinder system;
+  SparseMatrix k_fp;
+  partition.split(k, system.k_ff, k_fp);
+  system.modes.setZero(partition.n_free(), 6);
+  for (int i = 0; i < partition.n_free(); ++i) {
+    const int dof = partition.free_dofs()[i];
+    const Eigen::Vector3d x = mesh.nodes[dof / 3];
+    system.modes(i, dof % 3) = 1.0;
+    for (int axis = 0; axis < 3; ++axis)
+      system.modes(i, 3 + axis) = Eigen::Vector3d::Unit(axis).cross(x)(dof % 3);
+  }
+  // A pressure-like load on the bottom face and a random one.
+  system.b = Eigen::MatrixXd::Zero(partition.n_free(), 2);
+  for (int node : mesh.node_set("bottom")) system.b(partition.free_index(3 * node + 2), 0) = 1.0;
+  system.b.col(1) = Eigen::VectorXd::Random(partition.n_free());
+  return system;
+}
+
+Eigen::MatrixXd cholmod_solution(const HeldCylinder& system) {
+  auto cholmod = make_cholmod_solver();
+  cholmod->factorize(system.k_ff);
+  Eigen::MatrixXd x;
+  cholmod->solve(system.b, x);
+  return x;
+}
+
+double relative_difference(const Eigen::MatrixXd& x, const Eigen::MatrixXd& reference) {
+  return (x - reference).norm() / reference.norm();
+}
+
+TEST(PetscSolver, DirectMatchesCholmod) {
+  SKIP_WITHOUT_PETSC();
+  const HeldCylinder system = held_cylinder();
+  auto petsc = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+  EXPECT_EQ(petsc->name(), "PETSc direct");
+  EXPECT_EQ(parallel_size(), 1);
+  petsc->factorize(system.k_ff);
+  EXPECT_GT(petsc->factor_nonzeros(), static_cast<double>(system.k_ff.nonZeros()) / 2);
+  Eigen::MatrixXd x;
+  petsc->solve(system.b, x);
+  const Eigen::MatrixXd reference = cholmod_solution(system);
+  EXPECT_LT(relative_difference(x, reference), 1e-10);
+  Eigen::VectorXd in_place = system.b.col(1);
+  petsc->solve_in_place(in_place);
+  EXPECT_LT(relative_difference(in_place, reference.col(1)), 1e-10);
+  EXPECT_EQ(petsc->solve_count(), 3);
+}
+
+// A Krylov method stops at |b - A x| <= rtol |b|: the true residual is
+// checked against that, and x against CHOLMOD's to that times the
+// condition number's share (1e-10 here, with rtol 1e-12).
+void expect_krylov_solution(PetscMethod method, bool modes) {
+  const HeldCylinder system = held_cylinder();
+  auto petsc = make_petsc_solver({method, 1e-12, 2000});
+  ASSERT_EQ(petsc->uses_rigid_body_modes(), method == PetscMethod::cg_gamg);
+  if (modes) petsc->set_rigid_body_modes(system.modes);
+  petsc->factorize(system.k_ff);
+  Eigen::MatrixXd x;
+  petsc->solve(system.b, x);
+  for (int col = 0; col < 2; ++col)
+    EXPECT_LE((system.k_ff * x.col(col) - system.b.col(col)).norm(),
+              1.0001e-12 * system.b.col(col).norm());
+  EXPECT_LT(relative_difference(x, cholmod_solution(system)), 1e-8);
+  EXPECT_GT(petsc->krylov_iterations(), 0);
+  EXPECT_LT(petsc->krylov_iterations(), 2 * 300);
+}
+
+TEST(PetscSolver, CgGamgMatchesCholmodToItsTolerance) {
+  SKIP_WITHOUT_PETSC();
+  expect_krylov_solution(PetscMethod::cg_gamg, true);
+}
+
+TEST(PetscSolver, CgHypreMatchesCholmodToItsTolerance) {
+  SKIP_WITHOUT_PETSC();
+  expect_krylov_solution(PetscMethod::cg_hypre, false);
+}
+
+// factorize_lower(reuse) with the same pattern and values scaled by 2:
+// the solution is exactly half (up to round-off), with the analysis kept.
+TEST(PetscSolver, RefactorizationWithTheSamePatternSolvesTheNewMatrix) {
+  SKIP_WITHOUT_PETSC();
+  const HeldCylinder system = held_cylinder();
+  SparseMatrix lower = system.k_ff.triangularView<Eigen::Lower>();
+  lower.makeCompressed();
+  auto petsc = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+  petsc->factorize_lower(lower, false);
+  Eigen::MatrixXd x1, x2;
+  petsc->solve(system.b, x1);
+  SparseMatrix doubled = 2.0 * lower;
+  doubled.makeCompressed();
+  petsc->factorize_lower(doubled, true);
+  petsc->solve(system.b, x2);
+  EXPECT_LT(relative_difference(2.0 * x2, x1), 1e-12);
+  EXPECT_LT(relative_difference(x1, cholmod_solution(system)), 1e-10);
+}
+
+TEST(PetscSolver, NonPositiveDefiniteMatrixIsANumericalError) {
+  SKIP_WITHOUT_PETSC();
+  SparseMatrix a(3, 3);
+  a.insert(0, 0) = 1.0;
+  a.insert(1, 1) = -1.0;
+  a.insert(2, 2) = 2.0;
+  auto petsc = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+  try {
+    petsc->factorize(a);
+    ADD_FAILURE() << "no error for an indefinite matrix";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PetscSolver, KrylovSolveThatDoesNotConvergeIsANumericalError) {
+  SKIP_WITHOUT_PETSC();
+  const HeldCylinder system = held_cylinder();
+  auto petsc = make_petsc_solver({PetscMethod::cg_hypre, 1e-14, 2});
+  petsc->factorize(system.k_ff);
+  Eigen::MatrixXd x;
+  try {
+    petsc->solve(system.b, x);
+    ADD_FAILURE() << "no error after 2 iterations";
+  } catch (const NumericalError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("cg_hypre did not converge"), std::string::npos) << message;
+    EXPECT_NE(message.find("after 2 iterations"), std::string::npos) << message;
+    EXPECT_NE(message.find("tolerance 1e-14"), std::string::npos) << message;
+  }
+}
+
+TEST(PetscSolver, SolveBeforeFactorizationIsANumericalError) {
+  SKIP_WITHOUT_PETSC();
+  auto petsc = make_petsc_solver({});
+  Eigen::MatrixXd x;
+  EXPECT_THROW(petsc->solve(Eigen::MatrixXd::Ones(3, 1), x), NumericalError);
+}
+
+}  // namespace
+}  // namespace bipo
