@@ -1097,10 +1097,42 @@ ContactPlane contact(const Reader& r, const Field& f, std::size_t index, const L
   return c;
 }
 
+// solver.linear and solver.petsc (docs/case-file.md): which backend solves
+// K_ff, and PETSc's method. Only vetted methods: no PETSc option passes.
+void linear_solver_settings(const Reader& r, const Map& m, SolverSettings& s) {
+  if (const auto x = m.get("linear")) {
+    const std::string kind = text(r, *x, "auto, cholmod or petsc", false);
+    if (kind == "cholmod")
+      s.linear = LinearSolverChoice::cholmod;
+    else if (kind == "petsc")
+      s.linear = LinearSolverChoice::petsc;
+    else if (kind != "auto" && kind != "automatic")
+      r.fail(*x, "expected auto, cholmod or petsc, got " + shown(kind));
+  }
+  const auto x = m.get("petsc");
+  if (!x) return;
+  const Map p(r, *x, {"method", "relative_tolerance", "max_iterations"});
+  if (const auto y = p.get("method")) {
+    const std::string kind = text(r, *y, "direct, cg_gamg or cg_hypre", false);
+    if (kind == "direct")
+      s.petsc.method = PetscMethod::direct;
+    else if (kind == "cg_gamg")
+      s.petsc.method = PetscMethod::cg_gamg;
+    else if (kind == "cg_hypre")
+      s.petsc.method = PetscMethod::cg_hypre;
+    else
+      r.fail(*y, "expected direct, cg_gamg or cg_hypre, got " + shown(kind));
+  }
+  if (const auto y = p.get("relative_tolerance"))
+    s.petsc.relative_tolerance = number(r, *y, {1e-15, 1.0, "a number in [1e-15, 1]"});
+  if (const auto y = p.get("max_iterations"))
+    s.petsc.max_iterations = small_integer(r, *y, 1, 1'000'000);
+}
+
 SolverSettings solver(const Reader& r, const Field& f) {
   const Map m(r, f,
               {"force_tolerance", "law_tolerance", "max_iterations", "max_cuts", "blas_threads",
-               "contact_solver", "sparse_preconditioner"});
+               "contact_solver", "sparse_preconditioner", "linear", "petsc"});
   SolverSettings s;
   // Relative tolerances: below 1e-15 they ask for less than the round-off of
   // a double (2.2e-16 relative) can give; above 1 they accept anything.
@@ -1133,6 +1165,7 @@ SolverSettings solver(const Reader& r, const Field& f) {
     else if (kind != "auto")
       r.fail(*x, "expected auto, own_factor or stiffness_factor, got " + shown(kind));
   }
+  linear_solver_settings(r, m, s);
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "parallel/parallel_runtime.hpp"
 #include "solver/sparse_contact.hpp"
 
 namespace bipo {
@@ -171,6 +172,47 @@ void set_increment_laws(const Case& c, NodeToPlaneContact& contact, double posit
     const FrictionParams& f = cp.friction_at(increment);
     contact.set_law(pi, FrictionLaw::orthotropic(f.mu1, f.mu2, f.p1, f.p2));
   }
+}
+
+/// The backend of K_ff (docs/case-file.md, solver.linear): CHOLMOD in one
+/// process; PETSc when the case asks for it, or by default when MPI runs
+/// several ranks (CHOLMOD cannot use them).
+std::unique_ptr<LinearSolver> make_linear_solver(const Case& c) {
+  const int ranks = parallel_size();
+  switch (c.solver.linear) {
+    case LinearSolverChoice::petsc:
+      return make_petsc_solver(c.solver.petsc);
+    case LinearSolverChoice::cholmod:
+      if (ranks > 1)
+        throw InputError(c.source.string() +
+                         ": solver.linear: cholmod solves in one process, but " + "this run has " +
+                         std::to_string(ranks) +
+                         " MPI ranks: use solver.linear: petsc (or auto) under mpirun");
+      return make_cholmod_solver();
+    case LinearSolverChoice::automatic:
+      break;
+  }
+  return ranks > 1 ? make_petsc_solver(c.solver.petsc) : make_cholmod_solver();
+}
+
+/// The six rigid-body motions of the body restricted to the free dofs
+/// (columns: translations x, y, z, rotations about x, y, z through the
+/// centroid): an algebraic multigrid's near-null space.
+Eigen::MatrixXd rigid_body_modes(const Mesh& mesh, const DofPartition& partition) {
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (const Eigen::Vector3d& x : mesh.nodes) centroid += x;
+  centroid /= std::max(1, mesh.n_nodes());
+  Eigen::MatrixXd modes = Eigen::MatrixXd::Zero(partition.n_free(), 6);
+  for (int i = 0; i < partition.n_free(); ++i) {
+    const int dof = partition.free_dofs()[i];
+    const int component = dof % 3;
+    const Eigen::Vector3d x = mesh.nodes[dof / 3] - centroid;
+    modes(i, component) = 1.0;
+    // Rotation about axis a: the displacement e_a x X, its component here.
+    for (int axis = 0; axis < 3; ++axis)
+      modes(i, 3 + axis) = Eigen::Vector3d::Unit(axis).cross(x)(component);
+  }
+  return modes;
 }
 
 }  // namespace
@@ -394,11 +436,13 @@ void Analysis::share_setup_from(const Analysis& donor, const std::vector<double>
 
 /// The stiffness, once (physics.md 1).
 void Analysis::assemble_and_split_stiffness() {
-  if (!solver_) solver_ = make_cholmod_solver();
+  if (!solver_) solver_ = make_linear_solver(case_);
   auto start = std::chrono::steady_clock::now();
   d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
   k_ = assemble_stiffness(mesh_, d_);
   partition_->split(k_, k_ff_, k_fp_);
+  if (solver_->uses_rigid_body_modes())
+    solver_->set_rigid_body_modes(rigid_body_modes(mesh_, *partition_));
   timings_.assembly = seconds_since(start);
 }
 
