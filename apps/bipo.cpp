@@ -3,10 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include "app/allocator.hpp"
 #include "app/exit_status.hpp"
+#include "app/parallel_run.hpp"
 #include "app/run.hpp"
 #include "app/sweep.hpp"
 #include "core/errors.hpp"
@@ -107,7 +109,33 @@ std::vector<bipo::CaseOverride> overrides_of(const Arguments& a) {
   return overrides;
 }
 
+/// Reads every case file before anything runs: an error in any of them
+/// stops the command before it writes results. Returns 0, or 2 if any file
+/// has an input error, else 1 if any could not be read (a system error);
+/// the errors written to `log`.
+int read_cases(const Arguments& a, const std::vector<bipo::CaseOverride>& overrides,
+               std::vector<bipo::Case>& cases, std::ostream& log) {
+  int read_failure = 0;
+  std::exception_ptr first_error;
+  for (const auto& file : a.case_files) {
+    try {
+      cases.push_back(bipo::read_case(file, overrides));
+    } catch (...) {
+      const bipo::ErrorReport report = bipo::report_error(std::current_exception());
+      log << report.line << "\n";
+      if (!first_error) first_error = std::current_exception();
+      if (read_failure != 2) read_failure = report.exit_code;
+    }
+  }
+  // Under mpirun every rank reads the files: a file that one rank cannot
+  // read ends the job (docs/parallel.md).
+  bipo::agree_on_exit_code(read_failure,
+                           first_error ? bipo::report_error(first_error).line : std::string());
+  return read_failure;
+}
+
 int run_command(const Arguments& a) {
+  std::ostream& log = bipo::on_output_rank(std::cerr);
   bipo::RunOptions options;
   // Relative to the working directory, as every path of the command line.
   if (!a.output_dir.empty())
@@ -116,9 +144,9 @@ int run_command(const Arguments& a) {
   options.jobs = bipo::parse_jobs(a.jobs);
   const std::vector<bipo::CaseOverride> overrides = overrides_of(a);
   if (!a.quiet && !overrides.empty()) {
-    std::cerr << "bipo: in place of the case file's values:";
-    for (const auto& o : overrides) std::cerr << " " << o.named();
-    std::cerr << "\n";
+    log << "bipo: in place of the case file's values:";
+    for (const auto& o : overrides) log << " " << o.named();
+    log << "\n";
   }
   if (!a.sweeps.empty()) {
     if (a.sweeps.size() > 1 || a.case_files.size() > 1)
@@ -126,25 +154,12 @@ int run_command(const Arguments& a) {
                              std::to_string(a.sweeps.size()) + " and " +
                              std::to_string(a.case_files.size()));
     return bipo::run_sweep(a.case_files.front(), overrides, bipo::parse_sweep(a.sweeps.front()),
-                           options, std::cerr);
+                           options, log);
   }
-  // Every case file is read before anything runs: an error in any of them
-  // stops the command before it writes results.
   std::vector<bipo::Case> cases;
-  // Exit 2 if any file has an input error, else 1 if any could not be read
-  // (a system error).
-  int read_failure = 0;
-  for (const auto& file : a.case_files) {
-    try {
-      cases.push_back(bipo::read_case(file, overrides));
-    } catch (...) {
-      const bipo::ErrorReport report = bipo::report_error(std::current_exception());
-      std::cerr << report.line << "\n";
-      if (read_failure != 2) read_failure = report.exit_code;
-    }
-  }
-  if (read_failure != 0) return read_failure;
-  return bipo::run_cases(cases, options, std::cerr);
+  if (const int read_failure = read_cases(a, overrides, cases, log); read_failure != 0)
+    return read_failure;
+  return bipo::run_cases(cases, options, log);
 }
 
 int mesh_cylinder_command(Arguments a) {
@@ -154,6 +169,23 @@ int mesh_cylinder_command(Arguments a) {
   std::cout << "wrote " << a.mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()
             << " hexahedra, " << m.node_sets.at("bottom").size() << " bottom nodes\n";
   return 0;
+}
+
+/// The exit status of `command`, or of the error it throws, written to
+/// stderr (by rank 0 alone under mpirun; an error that only this rank may
+/// have seen ends the job: app/parallel_run.hpp).
+template <typename Command>
+int run_reporting_errors(Command&& command) {
+  try {
+    return command();
+  } catch (...) {
+    const bipo::ErrorReport report = bipo::report_error(std::current_exception());
+    if (bipo::is_distributed() && !bipo::same_on_every_rank(std::current_exception()))
+      bipo::abort_job(report.line, report.exit_code);
+    // Before the runtime starts, the launcher's rank says who prints.
+    if (bipo::is_output_rank() && bipo::launcher_rank() == 0) std::cerr << report.line << "\n";
+    return report.exit_code;
+  }
 }
 
 }  // namespace
@@ -181,15 +213,16 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  try {
+  if (*mesh_cylinder) return run_reporting_errors([&] { return mesh_cylinder_command(arguments); });
+  // run and check under mpirun: MPI and the PETSc plugin, from here to the
+  // end, whatever the exit (docs/parallel.md).
+  std::optional<bipo::ParallelSession> session;
+  if (const int failed = run_reporting_errors([&] { return session.emplace(), 0; }); failed != 0)
+    return failed;
+  return run_reporting_errors([&] {
     if (*run) return run_command(arguments);
-    if (*check)
-      bipo::check_case(bipo::read_case(arguments.case_file, overrides_of(arguments)), std::cout);
-    if (*mesh_cylinder) return mesh_cylinder_command(arguments);
-  } catch (...) {
-    const bipo::ErrorReport report = bipo::report_error(std::current_exception());
-    std::cerr << report.line << "\n";
-    return report.exit_code;
-  }
-  return 0;
+    bipo::check_case(bipo::read_case(arguments.case_file, overrides_of(arguments)),
+                     bipo::on_output_rank(std::cout));
+    return 0;
+  });
 }

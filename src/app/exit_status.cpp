@@ -16,6 +16,9 @@ ErrorReport report_error(const std::exception_ptr& error, const std::string& pre
     return report(3, "numerical failure", e.what());
   } catch (const SystemError& e) {
     return report(1, "system error", e.what());
+  } catch (const SharedError& e) {
+    if (e.error()) return report_error(e.error(), prefix);
+    return report(e.exit_code(), "error", e.what());
   } catch (const std::exception& e) {
     return report(1, "error", e.what());
   } catch (...) {

@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
 namespace bipo {
 
@@ -14,10 +15,28 @@ struct ErrorReport {
   std::string line;  ///< "bipo: <kind>: <prefix><what>", no newline
 };
 
+/// An error that every rank of a run under mpirun knows of
+/// (app/parallel_run.hpp): on the rank that saw it, that error; on the
+/// others, only its exit code (they end with it silently; rank 0 prints).
+class SharedError : public std::exception {
+ public:
+  SharedError(int exit_code, std::exception_ptr error)
+      : exit_code_(exit_code), error_(std::move(error)) {}
+  [[nodiscard]] int exit_code() const { return exit_code_; }
+  /// The error itself, or null on a rank that only learnt its exit code.
+  [[nodiscard]] const std::exception_ptr& error() const { return error_; }
+  [[nodiscard]] const char* what() const noexcept override { return "error on another rank"; }
+
+ private:
+  int exit_code_;
+  std::exception_ptr error_;
+};
+
 /// Classifies `error`: InputError 2 ("input error"), NumericalError 3
-/// ("numerical failure"), SystemError 1 ("system error"), any other
-/// exception 1 ("error"). `prefix` goes before the error's own message
-/// (the case file, when several run).
+/// ("numerical failure"), SystemError 1 ("system error"), a SharedError as
+/// its error (or its exit code alone), any other exception 1 ("error").
+/// `prefix` goes before the error's own message (the case file, when
+/// several run).
 [[nodiscard]] ErrorReport report_error(const std::exception_ptr& error,
                                        const std::string& prefix = "");
 

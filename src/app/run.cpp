@@ -14,11 +14,13 @@
 #include <thread>
 
 #include "app/exit_status.hpp"
+#include "app/parallel_run.hpp"
 #include "core/errors.hpp"
 #include "io/result_folder.hpp"
 #include "io/result_writer.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"
+#include "parallel/parallel_runtime.hpp"
 #include "solver/analysis.hpp"
 #include "solver/blas_threads.hpp"
 #include "solver/driver.hpp"
@@ -90,10 +92,14 @@ class CaseLog {
 namespace {
 
 /// The BLAS threads of one case run alone: its solver.blas_threads, or auto
-/// for its number of unknowns.
+/// for its number of unknowns, at most the threads of a rank when several
+/// share the machine (app/parallel_run.hpp).
 std::function<std::string(int)> case_blas_threads(const Case& c) {
   return [requested = c.solver.blas_threads](int n_free) {
-    return apply_blas_threads(blas_threads_for(requested, n_free));
+    std::optional<int> threads = blas_threads_for(requested, n_free);
+    if (const std::optional<int> per_rank = threads_per_rank(); per_rank && !requested)
+      threads = std::min(threads.value_or(*per_rank), *per_rank);
+    return apply_blas_threads(threads);
   };
 }
 
@@ -106,7 +112,16 @@ Mesh load_mesh(const Case& c) {
 }
 
 void check_case(const Case& c, std::ostream& log) {
-  const Mesh mesh = load_mesh(c);
+  std::optional<Mesh> read;
+  std::exception_ptr mesh_error;
+  try {
+    read = load_mesh(c);
+  } catch (...) {
+    mesh_error = std::current_exception();
+  }
+  agree_on_error(mesh_error);
+  if (mesh_error) std::rethrow_exception(mesh_error);
+  const Mesh& mesh = *read;
   // Validation against the mesh happens in the Analysis constructor; the
   // factorization it also does costs about one increment and proves that the
   // conditions remove every rigid-body motion.
@@ -216,32 +231,41 @@ std::string header_line(const Case& c, const Mesh& mesh, const Analysis& analysi
   return header.str();
 }
 
+/// The closing line of a case.
+std::string done_line(const fs::path& directory, std::chrono::steady_clock::time_point start) {
+  std::ostringstream done;
+  done << "done in " << std::fixed << std::setprecision(3) << seconds_since(start)
+       << " s; results in " << directory.string() << "\n";
+  return done.str();
+}
+
 /// Runs the load program of case `c` set up in `analysis`, its results
-/// written to `directory` as the steps converge, with the progress lines and
-/// the closing one (timed from `start`).
+/// written to `directory` as the steps converge (by rank 0 alone under
+/// mpirun), with the progress lines and the closing one (timed from
+/// `start`).
 void run_program(Analysis& analysis, const Case& c, const fs::path& directory,
                  const RunOptions& options, CaseLog& log,
                  std::chrono::steady_clock::time_point start) {
   const std::string label =
       options.output_directory ? "--output" : c.source.string() + ": output.directory";
-  const RunDescription description = describe_run(analysis);
-  ResultWriter writer(description, directory, label);
+  RunDescription description = describe_run(analysis);
+  description.parallel_ranks = parallel_size();
+  std::optional<ResultWriter> writer;
+  write_on_output_rank([&] { writer.emplace(description, directory, label); });
   try {
     run_load_program(analysis, [&](const Analysis& advanced, const StepResult& step) {
-      writer.on_step(snapshot_of(advanced, step));
-      if (!options.quiet) log.write(progress_line(step, c.program.n_increments()));
+      write_on_output_rank([&] {
+        writer->on_step(snapshot_of(advanced, step));
+        if (!options.quiet) log.write(progress_line(step, c.program.n_increments()));
+      });
+      check_ranks_agree(advanced, step.position);
     });
   } catch (const NumericalError& error) {
-    writer.finish("failed", error.what(), seconds_since(start));
+    write_on_output_rank([&] { writer->finish("failed", error.what(), seconds_since(start)); });
     throw;
   }
-  writer.finish("completed", "", seconds_since(start));
-  if (!options.quiet) {
-    std::ostringstream done;
-    done << "done in " << std::fixed << std::setprecision(3) << seconds_since(start)
-         << " s; results in " << directory.string() << "\n";
-    log.write(done.str());
-  }
+  write_on_output_rank([&] { writer->finish("completed", "", seconds_since(start)); });
+  if (!options.quiet) log.write(done_line(directory, start));
 }
 
 /// Runs case `c` on `mesh` (see run_cases), sharing the set-up of `shared`
@@ -258,19 +282,25 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
 }
 
 /// Exit status of one case: 0 completed, 2 input error, 3 numerical failure,
-/// 1 any other error; the error is written to `log`.
+/// 1 any other error; the error is written to `log`. Under mpirun, every
+/// rank ends the case with the same status, or the job ends (an error that
+/// only some ranks may have seen ends it at once: the others may be waiting
+/// for this rank in a solve).
 int run_one_case(const Case& c, const Mesh* mesh, const std::exception_ptr& mesh_error,
                  SharedSetups& shared, const std::optional<std::string>& blas_threads,
                  const RunOptions& options, CaseLog& log, const std::string& prefix) {
+  ErrorReport report{0, ""};
   try {
     if (mesh == nullptr) std::rethrow_exception(mesh_error);
     run_on_mesh(c, *mesh, shared, blas_threads, options, log);
-    return 0;
   } catch (...) {
-    const ErrorReport report = report_error(std::current_exception(), prefix);
-    log.write(report.line + "\n", false);
-    return report.exit_code;
+    report = report_error(std::current_exception(), prefix);
+    if (is_distributed() && !same_on_every_rank(std::current_exception()))
+      abort_job(report.line, report.exit_code);
   }
+  agree_on_exit_code(report.exit_code, report.line);
+  if (report.exit_code != 0) log.write(report.line + "\n", false);
+  return report.exit_code;
 }
 
 /// Refuses (InputError) options that do not fit `cases`, and results folders
@@ -280,6 +310,11 @@ void check_run(const std::vector<Case>& cases, const RunOptions& options) {
     throw InputError("--output names one results folder: give a single case file with it");
   if (options.jobs < 1)
     throw InputError("--jobs must be at least 1, got " + std::to_string(options.jobs));
+  // The ranks' solves are collectives, taken in the same order by all.
+  if (is_distributed() && options.jobs > 1)
+    throw InputError("--jobs " + std::to_string(options.jobs) +
+                     ": under mpirun the cases run one after the other (each one on all the "
+                     "ranks): leave --jobs at 1");
   // Two cases writing one folder would leave the results of neither (at once)
   // or silently only the last one's (one after the other).
   std::map<fs::path, const Case*> folders;
@@ -366,6 +401,7 @@ class CaseRun {
     } catch (...) {
       group.mesh_error = std::current_exception();
     }
+    agree_on_error(group.mesh_error);
     const auto work = [&] { take_cases(group); };
     const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(jobs_), end - begin);
     std::vector<std::thread> threads;
@@ -415,8 +451,9 @@ int parse_jobs(const std::string& text) {
 }
 
 int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log) {
-  check_run(cases, options);
-  CaseRun run(cases, options, log);
+  // The results folders are rank 0's alone, so it alone checks them.
+  write_on_output_rank([&] { check_run(cases, options); });
+  CaseRun run(cases, options, on_output_rank(log));
   run.run();
   return run.exit_status();
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "app/exit_status.hpp"
+#include "app/parallel_run.hpp"
 #include "core/errors.hpp"
 #include "core/text_encoding.hpp"
 #include "io/case_file.hpp"
@@ -115,6 +116,7 @@ std::optional<std::vector<Case>> sweep_cases(const fs::path& file,
                                              int& status) {
   std::vector<Case> cases;
   status = 0;
+  std::string first_error;
   for (const std::string& value : sweep.values) {
     std::vector<CaseOverride> all = overrides;
     all.push_back(CaseOverride{"--sweep", sweep.key, value, ""});
@@ -123,9 +125,12 @@ std::optional<std::vector<Case>> sweep_cases(const fs::path& file,
     } catch (...) {
       const ErrorReport report = report_error(std::current_exception());
       log << report.line << "\n";
+      if (first_error.empty()) first_error = report.line;
       if (status != 2) status = report.exit_code;
     }
   }
+  // Under mpirun, a file that one rank cannot read ends the job.
+  agree_on_exit_code(status, first_error);
   if (status != 0) return std::nullopt;
   return cases;
 }
@@ -170,7 +175,8 @@ int run_sweep(const fs::path& file, const std::vector<CaseOverride>& overrides,
   RunOptions each = options;
   each.output_directory.reset();
   status = run_cases(*cases, each, log);
-  write_text_atomically(root / "index.csv", index_text(sweep, folders));
+  write_on_output_rank(
+      [&] { write_text_atomically(root / "index.csv", index_text(sweep, folders)); });
   if (!options.quiet) log << "sweep index: " << (root / "index.csv").string() << "\n";
   return status;
 }

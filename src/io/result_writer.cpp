@@ -636,6 +636,8 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   j["dofs"] = {{"total", run_.n_dofs}, {"free", run_.n_free}};
   j["linear_solver"] = {{"factor_nonzeros", run_.factor_nonzeros},
                         {"blas_threads", run_.blas_threads}};
+  // How the run was spread over MPI ranks (docs/parallel.md).
+  j["parallel"] = {{"ranks", run_.parallel_ranks}, {"linear_solver", run_.linear_solver}};
   j["contact_solver"] = {{"kind", run_.contact_solver},
                          {"factorizations", total_contact_factorizations_},
                          {"gmres_iterations", total_contact_linear_iterations_}};

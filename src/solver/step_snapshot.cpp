@@ -65,7 +65,9 @@ RunDescription describe_run(const Analysis& analysis) {
                      analysis.position(),
                      analysis.timings(),
                      {},
-                     {}};
+                     {},
+                     analysis.linear_solver_name(),
+                     1};
   for (const ContactNode& node : analysis.contact().nodes())
     run.contact_of_node.push_back(node.plane);
   for (const Probe& probe : analysis.case_description().probes)

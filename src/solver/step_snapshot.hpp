@@ -54,6 +54,8 @@ struct RunDescription {
   /// own frame; an indenter's frame at its first-touch node (its axis of
   /// approach, docs/outputs.md), since its nodes' own frames all differ.
   std::vector<std::array<Eigen::Vector3d, 3>> contact_axes;
+  std::string linear_solver;  ///< LinearSolver::name() of K_ff's solver
+  int parallel_ranks = 1;     ///< MPI ranks of the run (set by the app; 1 serial)
 };
 
 /// What one converged step gives the result writers. The views point into

@@ -1,0 +1,174 @@
+// Runs of `mpirun -n N bipo run` (docs/parallel.md) against the serial
+// CHOLMOD run of the same case, the independent truth: the history's normal
+// force and dissipation columns to 1e-8 of each column's largest value (case
+// C up to increment 59: from 60 on its increment problem has several
+// certified solutions, docs/punch.md), the same result files with the same
+// CSV headers, exactly one results folder written (rank 0's) and no staging
+// folder left, and input errors reported once with one exit code. Built only
+// with the PETSc plugin and an mpirun (tests/CMakeLists.txt). MpiRun.* is in
+// the default suite (about 20 s); MpiStudy.* (cases B and C, one rank) is
+// labelled `study`.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <set>
+
+#include "../regression/punch_support.hpp"
+
+namespace {
+
+using namespace bipo_regression;
+
+/// `mpirun -n <ranks> bipo <arguments...>`, output to `log`; bipo's exit code.
+int run_mpi(int ranks, const std::vector<std::string>& arguments, const fs::path& log) {
+  std::string command;
+  // --oversubscribe: two ranks may share a machine of fewer free cores.
+  command.append("\"" BIPO_MPIRUN "\" -n ")
+      .append(std::to_string(ranks))
+      .append(" --oversubscribe");
+  command.append(" \"").append(bipo_exe().string()).append("\"");
+  for (const auto& a : arguments) command.append(" \"").append(a).append("\"");
+  command.append(" > \"").append(log.string()).append("\" 2>&1");
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// A fresh folder for one test.
+fs::path fresh_folder(const std::string& name) {
+  const fs::path folder = fs::temp_directory_path() / ("bipo_mpi_" + name);
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  return folder;
+}
+
+/// Runs shipped case `case_name` on `ranks` ranks (with `sets` as --set
+/// values) into folder/results; expects exit code 0.
+fs::path run_case_on_ranks(const std::string& case_name, int ranks, const fs::path& folder,
+                           const std::vector<std::string>& sets = {}) {
+  const fs::path case_file = folder / (case_name + ".yaml");
+  std::ofstream(case_file) << case_copy_text(case_name, folder / "results");
+  std::vector<std::string> arguments{"run", case_file.string(), "-q"};
+  for (const auto& s : sets) arguments.insert(arguments.end(), {"--set", s});
+  const int code = run_mpi(ranks, arguments, folder / "log.txt");
+  EXPECT_EQ(code, 0) << read_text(folder / "log.txt");
+  return folder / "results";
+}
+
+/// The relative paths of the files under `root`.
+std::set<std::string> files_under(const fs::path& root) {
+  std::set<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    files.insert(fs::relative(entry.path(), root).string());
+  return files;
+}
+
+/// The first line of every CSV file under `root`.
+std::map<std::string, std::string> csv_headers(const fs::path& root) {
+  std::map<std::string, std::string> headers;
+  for (const std::string& file : files_under(root)) {
+    if (fs::path(file).extension() != ".csv") continue;
+    std::istringstream in(read_text(root / file));
+    std::getline(in, headers[file]);
+  }
+  return headers;
+}
+
+/// `parallel` against `serial`: the same files and CSV headers, and the
+/// history's normal force and dissipation to 1e-8 of each column's largest
+/// magnitude, over the first `rows` increments (all when 0).
+void expect_same_results(const fs::path& parallel, const fs::path& serial, std::size_t rows = 0) {
+  EXPECT_EQ(files_under(parallel), files_under(serial));
+  EXPECT_EQ(csv_headers(parallel), csv_headers(serial));
+  const Table p = read_csv(parallel / "history.csv");
+  const Table s = read_csv(serial / "history.csv");
+  ASSERT_EQ(p.rows(), s.rows());
+  const std::size_t compared = rows == 0 ? s.rows() : std::min(rows, s.rows());
+  for (const std::string column : {"normal_force", "dissipation", "accumulated_dissipation"}) {
+    const double scale = max_abs(s[column]);
+    ASSERT_GT(scale, 0.0) << column;
+    for (std::size_t i = 0; i < compared; ++i)
+      ASSERT_NEAR(p[column][i], s[column][i], 1e-8 * scale) << column << " at increment " << i + 1;
+  }
+}
+
+/// The text of summary.json.
+std::string summary_of(const fs::path& results) {
+  return read_text(results / "summary.json");
+}
+
+/// The lines of `text` that start with "bipo: " (bipo's own messages, not
+/// mpirun's).
+int bipo_message_lines(const std::string& text) {
+  std::istringstream in(text);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.rfind("bipo: ", 0) == 0 ? 1 : 0;
+  return n;
+}
+
+TEST(MpiRun, TwoRanksGiveTheSerialResultsOfCaseAWithOneResultsFolder) {
+  const fs::path folder = fresh_folder("two_ranks_A");
+  const fs::path results = run_case_on_ranks("punch_A", 2, folder);
+  expect_same_results(results, cached_results("punch_A"));
+  const std::string summary = summary_of(results);
+  EXPECT_NE(summary.find("\"ranks\": 2"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"linear_solver\": \"PETSc"), std::string::npos) << summary;
+  // Rank 0 alone wrote: one results folder, nothing else, no staging left.
+  std::set<std::string> entries;
+  for (const auto& entry : fs::directory_iterator(folder))
+    entries.insert(entry.path().filename().string());
+  EXPECT_EQ(entries, (std::set<std::string>{"log.txt", "punch_A.yaml", "results"}));
+  for (const std::string& file : files_under(results))
+    EXPECT_EQ(file.find(".bipo-staging"), std::string::npos) << file;
+}
+
+TEST(MpiRun, OneRankWithPetscGivesTheSerialResultsOfCaseA) {
+  const fs::path folder = fresh_folder("one_rank_A");
+  const fs::path results = run_case_on_ranks("punch_A", 1, folder, {"solver.linear=petsc"});
+  expect_same_results(results, cached_results("punch_A"));
+  EXPECT_NE(summary_of(results).find("\"ranks\": 1"), std::string::npos);
+}
+
+TEST(MpiRun, InputErrorOnTwoRanksIsReportedOnceWithExitCode2AndNoFolder) {
+  const fs::path folder = fresh_folder("input_error");
+  std::string text = case_copy_text("punch_A", folder / "results");
+  const std::string poisson = "poisson: 0.3";
+  ASSERT_NE(text.find(poisson), std::string::npos);
+  text.replace(text.find(poisson), poisson.size(), "poisson: 0.7");
+  std::ofstream(folder / "bad.yaml") << text;
+  const int code = run_mpi(2, {"run", (folder / "bad.yaml").string()}, folder / "log.txt");
+  const std::string log = read_text(folder / "log.txt");
+  EXPECT_EQ(code, 2) << log;
+  EXPECT_EQ(bipo_message_lines(log), 1) << log;
+  EXPECT_NE(log.find("material.poisson"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(folder / "results"));
+}
+
+TEST(MpiRun, ResultsFolderErrorSeenByRankZeroEndsEveryRankWithItsCode) {
+  // Only rank 0 checks and writes the results folder; here it is a file.
+  const fs::path folder = fresh_folder("folder_error");
+  std::ofstream(folder / "results") << "not a folder\n";
+  std::ofstream(folder / "case.yaml") << case_copy_text("punch_A", folder / "results");
+  const int code = run_mpi(2, {"run", (folder / "case.yaml").string()}, folder / "log.txt");
+  const std::string log = read_text(folder / "log.txt");
+  EXPECT_EQ(code, 2) << log;
+  EXPECT_EQ(bipo_message_lines(log), 1) << log;
+  EXPECT_EQ(read_text(folder / "results"), "not a folder\n");
+}
+
+class MpiStudy : public testing::TestWithParam<std::pair<std::string, int>> {};
+
+TEST_P(MpiStudy, RanksGiveTheSerialResults) {
+  const auto& [case_name, ranks] = GetParam();
+  const fs::path folder = fresh_folder(case_name + "_" + std::to_string(ranks));
+  const fs::path results = run_case_on_ranks(case_name, ranks, folder, {"solver.linear=petsc"});
+  // Case C: up to increment 59, before its increment problem branches.
+  expect_same_results(results, cached_results(case_name), case_name == "punch_C" ? 59 : 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(CasesBAndC, MpiStudy,
+                         testing::Values(std::pair{std::string("punch_B"), 1},
+                                         std::pair{std::string("punch_B"), 2},
+                                         std::pair{std::string("punch_C"), 1},
+                                         std::pair{std::string("punch_C"), 2}));
+
+}  // namespace
