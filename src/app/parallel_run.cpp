@@ -145,7 +145,8 @@ void check_ranks_agree(const Analysis& analysis, double position) {
 }
 
 std::optional<int> threads_per_rank() {
-  if (!is_distributed() || environment_count("OMP_NUM_THREADS") > 0 ||
+  // Also on one rank: mpirun may have bound it to fewer cores than the machine's.
+  if (!launched_by_mpi() || environment_count("OMP_NUM_THREADS") > 0 ||
       environment_count("OPENBLAS_NUM_THREADS") > 0)
     return std::nullopt;
   int local_ranks = 0;

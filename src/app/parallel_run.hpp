@@ -97,9 +97,10 @@ void agree_on_exit_code(int exit_code, const std::string& line);
 /// differ. A collective; nothing on one rank.
 void check_ranks_agree(const Analysis& analysis, double position);
 
-/// The threads each rank may use when several ranks share the machine
-/// (processors / ranks on this node, at least 1); nullopt on one rank or
-/// when OMP_NUM_THREADS or OPENBLAS_NUM_THREADS is set (the user's choice).
+/// The threads each rank may use under mpirun: processors / ranks on this
+/// machine, at most the cores mpirun bound the rank to, at least 1; nullopt
+/// for a process not started by mpirun, or when OMP_NUM_THREADS or
+/// OPENBLAS_NUM_THREADS is set (the user's choice).
 [[nodiscard]] std::optional<int> threads_per_rank();
 
 }  // namespace bipo
