@@ -145,6 +145,7 @@ class PetscLinearSolver final : public LinearSolver {
   }
 
   [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
+  [[nodiscard]] double factorization_flops() const override { return factorization_flops_; }
   [[nodiscard]] std::string name() const override {
     return std::string("PETSc ") + method_name(settings_.method);
   }
@@ -171,7 +172,8 @@ class PetscLinearSolver final : public LinearSolver {
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, solution_ = nullptr, gathered_ = nullptr;
   VecScatter to_all_ = nullptr;
-  double factor_nonzeros_ = 0.0;
+  double factor_nonzeros_ = 0.0;      // MUMPS INFOG(29); 0 for the Krylov methods
+  double factorization_flops_ = 0.0;  // MUMPS RINFOG(3); 0 for the Krylov methods
   mutable long solves_ = 0, krylov_iterations_ = 0;
 };
 
@@ -288,7 +290,7 @@ void PetscLinearSolver::check_set_up() {
   PCFailedReason reason = PC_NOERROR;
   check(PCGetFailedReason(pc, &reason), "PCGetFailedReason");
   PetscInt negative_pivots = 0;
-  factor_nonzeros_ = 0.0;
+  factor_nonzeros_ = factorization_flops_ = 0.0;
   if (reason == PC_NOERROR && settings_.method == PetscMethod::direct) {
     Mat factor = nullptr;
     check(PCFactorGetMatrix(pc, &factor), "PCFactorGetMatrix");
@@ -296,6 +298,9 @@ void PetscLinearSolver::check_set_up() {
     PetscInt entries = 0;  // INFOG(29): the factor's entries, in millions if negative
     check(MatMumpsGetInfog(factor, 29, &entries), "MatMumpsGetInfog");
     factor_nonzeros_ = entries >= 0 ? static_cast<double>(entries) : -1e6 * entries;
+    PetscReal flops = 0.0;  // RINFOG(3): the elimination's flops, as analysed
+    check(MatMumpsGetRinfog(factor, 3, &flops), "MatMumpsGetRinfog");
+    factorization_flops_ = flops;
   }
   if (reason != PC_NOERROR || negative_pivots > 0)
     throw NumericalError(
