@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "parallel/plugin/petsc_call.hpp"
+#include "parallel/plugin/row_partition.hpp"
 
 namespace bipo::petsc {
 
@@ -39,37 +40,43 @@ std::string short_number(double value) {
 }
 
 /// This rank's rows of the full symmetric matrix whose lower triangle is
-/// `lower`, in compressed rows with sorted columns, and where each value
-/// comes from in lower.valuePtr(): the pattern is built once, a
-/// refactorization with the same pattern only copies values.
+/// `lower`, in PETSc's numbering (row_partition.hpp), in compressed rows,
+/// and where each value comes from in lower.valuePtr(): the pattern is built
+/// once, a refactorization with the same pattern only copies values.
 struct OwnedRows {
-  PetscInt first = 0, end = 0;   // global rows [first, end)
+  RowPartition partition;
+  PetscInt first = 0, end = 0;   // PETSc rows [first, end)
+  std::vector<int> caller_rows;  // the caller's row of each owned row
   std::vector<PetscInt> starts;  // size end - first + 1
   std::vector<PetscInt> columns;
   std::vector<int> value_source;  // index into lower.valuePtr()
   std::vector<PetscInt> diagonal_counts, off_diagonal_counts;
   std::vector<PetscScalar> values;  // work for the copy
 
-  void build(const SparseMatrix& lower, PetscInt first_row, PetscInt end_row);
+  void build(const SparseMatrix& lower, int rank);
   void copy_values(const SparseMatrix& lower);
 };
 
-void OwnedRows::build(const SparseMatrix& lower, PetscInt first_row, PetscInt end_row) {
-  first = first_row;
-  end = end_row;
+void OwnedRows::build(const SparseMatrix& lower, int rank) {
+  first = partition.firsts[rank];
+  end = first + partition.counts[rank];
+  const std::vector<int>& index = partition.new_index;
   const PetscInt n_owned = end - first;
-  auto owned = [&](int row) { return row >= first && row < end; };
-  auto local_block = [&](int column) { return column >= first && column < end; };
+  caller_rows.resize(static_cast<std::size_t>(n_owned));
+  for (int row = 0; row < lower.rows(); ++row)
+    if (index[row] >= first && index[row] < end) caller_rows[index[row] - first] = row;
+  auto owned = [&](int row) { return index[row] >= first && index[row] < end; };
+  auto local_block = [&](int column) { return index[column] >= first && index[column] < end; };
   diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
   off_diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
   // Entry (i, j), i >= j, of the lower triangle is A_ij of row i and, off
-  // the diagonal, A_ji of row j. Columns visited in increasing j give each
-  // row its columns in increasing order.
+  // the diagonal, A_ji of row j.
   for (int j = 0; j < lower.outerSize(); ++j)
     for (SparseMatrix::InnerIterator it(lower, j); it; ++it) {
       const int i = static_cast<int>(it.row());
-      if (owned(i)) ++(local_block(j) ? diagonal_counts : off_diagonal_counts)[i - first];
-      if (i != j && owned(j)) ++(local_block(i) ? diagonal_counts : off_diagonal_counts)[j - first];
+      if (owned(i)) ++(local_block(j) ? diagonal_counts : off_diagonal_counts)[index[i] - first];
+      if (i != j && owned(j))
+        ++(local_block(i) ? diagonal_counts : off_diagonal_counts)[index[j] - first];
     }
   starts.assign(static_cast<std::size_t>(n_owned) + 1, 0);
   for (PetscInt r = 0; r < n_owned; ++r)
@@ -84,12 +91,12 @@ void OwnedRows::build(const SparseMatrix& lower, PetscInt first_row, PetscInt en
     for (int k = outer[j]; k < outer[j + 1]; ++k) {
       const int i = inner[k];
       if (owned(i)) {
-        columns[next[i - first]] = j;
-        value_source[next[i - first]++] = k;
+        columns[next[index[i] - first]] = index[j];
+        value_source[next[index[i] - first]++] = k;
       }
       if (i != j && owned(j)) {
-        columns[next[j - first]] = i;
-        value_source[next[j - first]++] = k;
+        columns[next[index[j] - first]] = index[i];
+        value_source[next[index[j] - first]++] = k;
       }
     }
 }
@@ -151,7 +158,11 @@ class PetscLinearSolver final : public LinearSolver {
   [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
   [[nodiscard]] double factorization_flops() const override { return factorization_flops_; }
   [[nodiscard]] std::string name() const override {
-    return std::string("PETSc ") + method_name(settings_.method);
+    std::string name = std::string("PETSc ") + method_name(settings_.method);
+    const std::size_t ranks = rows_.partition.counts.size();
+    if (ranks > 1)
+      name += " on " + std::to_string(ranks) + " ranks (rows by " + rows_.partition.method + ")";
+    return name;
   }
   [[nodiscard]] long solve_count() const override { return solves_; }
   [[nodiscard]] long krylov_iterations() const override { return krylov_iterations_; }
@@ -176,30 +187,23 @@ class PetscLinearSolver final : public LinearSolver {
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, solution_ = nullptr, gathered_ = nullptr;
-  std::vector<int> rank_rows_, rank_firsts_;  // every rank's row count and first row
+  mutable Eigen::VectorXd gathered_column_;  // solve_block's, in PETSc's order
   VecScatter to_all_ = nullptr;
   double factor_nonzeros_ = 0.0;      // MUMPS INFOG(29); 0 for the Krylov methods
   double factorization_flops_ = 0.0;  // MUMPS RINFOG(3); 0 for the Krylov methods
   mutable long solves_ = 0, krylov_iterations_ = 0;
 };
 
-// Contiguous row ranges, as PETSc's own default split: rank r owns n/size
-// rows, one more for the first n % size ranks.
+// The rows over the ranks by a graph partition (row_partition.hpp); each
+// rank then holds its rows of the matrix and of every vector.
 void PetscLinearSolver::create_matrix(const SparseMatrix& lower) {
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
-  MPI_Comm_size(PETSC_COMM_WORLD, &size);
   n_ = static_cast<PetscInt>(lower.rows());
-  const PetscInt base = n_ / size, extra = n_ % size;
-  const PetscInt first = rank * base + std::min<PetscInt>(rank, extra);
-  const PetscInt n_owned = base + (rank < extra ? 1 : 0);
-  rows_.build(lower, first, first + n_owned);
-  rank_rows_.resize(static_cast<std::size_t>(size));
-  rank_firsts_.resize(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) {
-    rank_rows_[r] = static_cast<int>(base + (r < extra ? 1 : 0));
-    rank_firsts_[r] = static_cast<int>(r * base + std::min<PetscInt>(r, extra));
-  }
+  rows_.partition = partition_rows(lower, PETSC_COMM_WORLD);
+  rows_.build(lower, rank);
+  const PetscInt n_owned = rows_.end - rows_.first;
+  gathered_column_.resize(n_);
   check(MatCreate(PETSC_COMM_WORLD, &matrix_), "MatCreate");
   check(MatSetSizes(matrix_, n_owned, n_owned, n_, n_), "MatSetSizes");
   check(MatSetType(matrix_, MATAIJ), "MatSetType");
@@ -327,7 +331,7 @@ void PetscLinearSolver::check_set_up() {
 void PetscLinearSolver::solve_one(const double* b, double* x) const {
   PetscScalar* owned = nullptr;
   check(VecGetArray(rhs_, &owned), "VecGetArray");
-  std::copy(b + rows_.first, b + rows_.end, owned);
+  for (PetscInt r = 0; r < rows_.end - rows_.first; ++r) owned[r] = b[rows_.caller_rows[r]];
   check(VecRestoreArray(rhs_, &owned), "VecRestoreArray");
   check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
   check_converged();
@@ -337,7 +341,8 @@ void PetscLinearSolver::solve_one(const double* b, double* x) const {
         "VecScatterEnd");
   const PetscScalar* all = nullptr;
   check(VecGetArrayRead(gathered_, &all), "VecGetArrayRead");
-  std::copy(all, all + n_, x);
+  const std::vector<int>& index = rows_.partition.new_index;
+  for (PetscInt row = 0; row < n_; ++row) x[row] = all[index[row]];
   check(VecRestoreArrayRead(gathered_, &all), "VecRestoreArrayRead");
   ++solves_;
 }
@@ -360,17 +365,23 @@ void PetscLinearSolver::solve_block(const Eigen::MatrixXd& b, Eigen::MatrixXd& x
   check(MatDenseGetLDA(rhs, &lda), "MatDenseGetLDA");
   PetscScalar* owned = nullptr;
   check(MatDenseGetArrayWrite(rhs, &owned), "MatDenseGetArrayWrite");
+  const std::vector<int>& caller_rows = rows_.caller_rows;
   for (PetscInt col = 0; col < n_columns; ++col)
-    std::copy(b.col(col).data() + rows_.first, b.col(col).data() + rows_.end, owned + col * lda);
+    for (PetscInt r = 0; r < n_owned; ++r) owned[col * lda + r] = b(caller_rows[r], col);
   check(MatDenseRestoreArrayWrite(rhs, &owned), "MatDenseRestoreArrayWrite");
   check(KSPMatSolve(ksp_, rhs, solution), "KSPMatSolve");
   check_converged();
   check(MatDenseGetLDA(solution, &lda), "MatDenseGetLDA");
   const PetscScalar* result = nullptr;
   check(MatDenseGetArrayRead(solution, &result), "MatDenseGetArrayRead");
-  for (PetscInt col = 0; col < n_columns; ++col)
-    MPI_Allgatherv(result + col * lda, static_cast<int>(n_owned), MPI_DOUBLE, x.col(col).data(),
-                   rank_rows_.data(), rank_firsts_.data(), MPI_DOUBLE, PETSC_COMM_WORLD);
+  const RowPartition& partition = rows_.partition;
+  for (PetscInt col = 0; col < n_columns; ++col) {
+    MPI_Allgatherv(result + col * lda, static_cast<int>(n_owned), MPI_DOUBLE,
+                   gathered_column_.data(), partition.counts.data(), partition.firsts.data(),
+                   MPI_DOUBLE, PETSC_COMM_WORLD);
+    for (PetscInt row = 0; row < n_; ++row)
+      x(row, col) = gathered_column_(partition.new_index[row]);
+  }
   check(MatDenseRestoreArrayRead(solution, &result), "MatDenseRestoreArrayRead");
   solves_ += n_columns;
 }
