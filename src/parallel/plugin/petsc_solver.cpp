@@ -21,6 +21,12 @@ namespace bipo::petsc {
 
 namespace {
 
+// PETSc is not thread-safe: analyses running at once (bipo run --jobs),
+// each with its own solver or sharing one, take turns in every PETSc call.
+// (Under several MPI ranks the ranks' threads would also have to call the
+// collectives in the same order: such runs use one analysis at a time.)
+std::mutex petsc_mutex;
+
 const char* method_name(PetscMethod method) {
   switch (method) {
     case PetscMethod::direct:
@@ -109,7 +115,10 @@ void OwnedRows::copy_values(const SparseMatrix& lower) {
 class PetscLinearSolver final : public LinearSolver {
  public:
   explicit PetscLinearSolver(const PetscSolverSettings& settings) : settings_(settings) {}
-  ~PetscLinearSolver() override { destroy(); }
+  ~PetscLinearSolver() override {
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
+    destroy();
+  }
   PetscLinearSolver(const PetscLinearSolver&) = delete;
   PetscLinearSolver& operator=(const PetscLinearSolver&) = delete;
 
@@ -127,7 +136,7 @@ class PetscLinearSolver final : public LinearSolver {
   void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) override {
     if (!lower.isCompressed())
       throw NumericalError("factorize_lower: the matrix is not compressed");
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
     const bool same_pattern = reuse_analysis && matrix_ != nullptr && n_ == lower.rows();
     if (!same_pattern) {
       destroy();
@@ -138,7 +147,7 @@ class PetscLinearSolver final : public LinearSolver {
   }
 
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
     if (ksp_ == nullptr || b.rows() != n_) throw NumericalError("PETSc solve before factorization");
     x.resize(b.rows(), b.cols());
     if (settings_.method == PetscMethod::direct && b.cols() > 1) {
@@ -150,7 +159,7 @@ class PetscLinearSolver final : public LinearSolver {
   }
 
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
     if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
     solve_one(x.data(), x.data());
   }
@@ -181,7 +190,6 @@ class PetscLinearSolver final : public LinearSolver {
 
   PetscSolverSettings settings_;
   Eigen::MatrixXd rigid_body_modes_;
-  mutable std::mutex mutex_;
   PetscInt n_ = 0;
   OwnedRows rows_;
   Mat matrix_ = nullptr;
