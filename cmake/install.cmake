@@ -3,6 +3,7 @@
 # CMakeLists.txt, after the targets are defined.
 #
 #   PREFIX/bin/bipo                    the program
+#   PREFIX/LIBDIR/bipo/libbipo_petsc.so  its parallel plugin (PETSc, MPI), if built
 #   PREFIX/share/bipo/cases/*.yaml     the example cases ...
 #   PREFIX/share/bipo/meshes/          ... and their meshes, side by side as in
 #                                      the source tree, so that a case's
@@ -24,6 +25,13 @@ set(BIPO_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/bipo)
 set_target_properties(bipo PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS bipo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The parallel plugin (cmake/petsc_plugin.cmake), when built: in
+# PREFIX/LIBDIR/bipo/, where the installed bipo looks first (relative to its
+# own folder, so that the Debian package's /usr prefix works too).
+if(TARGET bipo_petsc)
+  install(TARGETS bipo_petsc LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/bipo)
+endif()
 
 # The folders of example inputs, copied whole with the same relative layout
 # (an examples/ folder, if the tree has one, goes beside cases/ and meshes/).

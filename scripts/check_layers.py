@@ -10,7 +10,7 @@ include itself and the layers listed for it:
     fem          core, model, mesh
     contact/law  core                (the per-node law: Eigen and errors only)
     contact      core, contact/law
-    parallel     core, model, and solver/linear_solver.hpp only (the interface
+    parallel     core, model, mesh, fem, and solver/linear_solver.hpp only (the interface
                  its PETSc backend implements; src/parallel/plugin/ is the plugin)
     solver       core, model, mesh, fem, contact, contact/law, parallel
     io           everything above except app
@@ -33,7 +33,7 @@ BELOW = {
     "fem": {"core", "model", "mesh"},
     "contact/law": {"core"},
     "contact": {"core", "contact/law"},
-    "parallel": {"core", "model"},
+    "parallel": {"core", "model", "mesh", "fem"},
     "solver": {"core", "model", "mesh", "fem", "contact", "contact/law", "parallel"},
     "io": {"core", "model", "mesh", "fem", "contact", "contact/law", "solver", "parallel"},
     "app": {"core", "model", "mesh", "fem", "contact", "contact/law", "solver", "parallel", "io"},

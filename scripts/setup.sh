@@ -20,6 +20,9 @@ packages=(
   # by CHOLMOD's supernodal kernels and the contact solver's dense LU (the
   # reference BLAS that libsuitesparse-dev pulls in is several times slower)
   libopenblas-dev
+  # the parallel plugin (cmake/petsc_plugin.cmake): PETSc with MUMPS and
+  # hypre, and Open MPI with mpirun; without it bipo builds and runs serially
+  libpetsc-real-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   # figures and scripts

@@ -66,7 +66,9 @@ const ParallelPluginApi* open_plugin() {
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* reason = dlerror();
-    throw SystemError("cannot load bipo's parallel plugin " + path + ": " +
+    throw SystemError("cannot load bipo's parallel plugin " + path +
+                      " (PETSc and MPI, for solver.linear: petsc and mpirun runs; are PETSc and "
+                      "MPI installed? docs/install.md): " +
                       (reason != nullptr ? reason : "no reason"));
   }
   using Entry = const ParallelPluginApi* (*)();

@@ -15,10 +15,17 @@
 
 #include "core/errors.hpp"
 #include "parallel/plugin/petsc_call.hpp"
+#include "parallel/plugin/row_partition.hpp"
 
 namespace bipo::petsc {
 
 namespace {
+
+// PETSc is not thread-safe: analyses running at once (bipo run --jobs),
+// each with its own solver or sharing one, take turns in every PETSc call.
+// (Under several MPI ranks the ranks' threads would also have to call the
+// collectives in the same order: such runs use one analysis at a time.)
+std::mutex petsc_mutex;
 
 const char* method_name(PetscMethod method) {
   switch (method) {
@@ -39,37 +46,43 @@ std::string short_number(double value) {
 }
 
 /// This rank's rows of the full symmetric matrix whose lower triangle is
-/// `lower`, in compressed rows with sorted columns, and where each value
-/// comes from in lower.valuePtr(): the pattern is built once, a
-/// refactorization with the same pattern only copies values.
+/// `lower`, in PETSc's numbering (row_partition.hpp), in compressed rows,
+/// and where each value comes from in lower.valuePtr(): the pattern is built
+/// once, a refactorization with the same pattern only copies values.
 struct OwnedRows {
-  PetscInt first = 0, end = 0;   // global rows [first, end)
+  RowPartition partition;
+  PetscInt first = 0, end = 0;   // PETSc rows [first, end)
+  std::vector<int> caller_rows;  // the caller's row of each owned row
   std::vector<PetscInt> starts;  // size end - first + 1
   std::vector<PetscInt> columns;
   std::vector<int> value_source;  // index into lower.valuePtr()
   std::vector<PetscInt> diagonal_counts, off_diagonal_counts;
   std::vector<PetscScalar> values;  // work for the copy
 
-  void build(const SparseMatrix& lower, PetscInt first_row, PetscInt end_row);
+  void build(const SparseMatrix& lower, int rank);
   void copy_values(const SparseMatrix& lower);
 };
 
-void OwnedRows::build(const SparseMatrix& lower, PetscInt first_row, PetscInt end_row) {
-  first = first_row;
-  end = end_row;
+void OwnedRows::build(const SparseMatrix& lower, int rank) {
+  first = partition.firsts[rank];
+  end = first + partition.counts[rank];
+  const std::vector<int>& index = partition.new_index;
   const PetscInt n_owned = end - first;
-  auto owned = [&](int row) { return row >= first && row < end; };
-  auto local_block = [&](int column) { return column >= first && column < end; };
+  caller_rows.resize(static_cast<std::size_t>(n_owned));
+  for (int row = 0; row < lower.rows(); ++row)
+    if (index[row] >= first && index[row] < end) caller_rows[index[row] - first] = row;
+  auto owned = [&](int row) { return index[row] >= first && index[row] < end; };
+  auto local_block = [&](int column) { return index[column] >= first && index[column] < end; };
   diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
   off_diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
   // Entry (i, j), i >= j, of the lower triangle is A_ij of row i and, off
-  // the diagonal, A_ji of row j. Columns visited in increasing j give each
-  // row its columns in increasing order.
+  // the diagonal, A_ji of row j.
   for (int j = 0; j < lower.outerSize(); ++j)
     for (SparseMatrix::InnerIterator it(lower, j); it; ++it) {
       const int i = static_cast<int>(it.row());
-      if (owned(i)) ++(local_block(j) ? diagonal_counts : off_diagonal_counts)[i - first];
-      if (i != j && owned(j)) ++(local_block(i) ? diagonal_counts : off_diagonal_counts)[j - first];
+      if (owned(i)) ++(local_block(j) ? diagonal_counts : off_diagonal_counts)[index[i] - first];
+      if (i != j && owned(j))
+        ++(local_block(i) ? diagonal_counts : off_diagonal_counts)[index[j] - first];
     }
   starts.assign(static_cast<std::size_t>(n_owned) + 1, 0);
   for (PetscInt r = 0; r < n_owned; ++r)
@@ -84,12 +97,12 @@ void OwnedRows::build(const SparseMatrix& lower, PetscInt first_row, PetscInt en
     for (int k = outer[j]; k < outer[j + 1]; ++k) {
       const int i = inner[k];
       if (owned(i)) {
-        columns[next[i - first]] = j;
-        value_source[next[i - first]++] = k;
+        columns[next[index[i] - first]] = index[j];
+        value_source[next[index[i] - first]++] = k;
       }
       if (i != j && owned(j)) {
-        columns[next[j - first]] = i;
-        value_source[next[j - first]++] = k;
+        columns[next[index[j] - first]] = index[i];
+        value_source[next[index[j] - first]++] = k;
       }
     }
 }
@@ -102,7 +115,10 @@ void OwnedRows::copy_values(const SparseMatrix& lower) {
 class PetscLinearSolver final : public LinearSolver {
  public:
   explicit PetscLinearSolver(const PetscSolverSettings& settings) : settings_(settings) {}
-  ~PetscLinearSolver() override { destroy(); }
+  ~PetscLinearSolver() override {
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
+    destroy();
+  }
   PetscLinearSolver(const PetscLinearSolver&) = delete;
   PetscLinearSolver& operator=(const PetscLinearSolver&) = delete;
 
@@ -120,7 +136,7 @@ class PetscLinearSolver final : public LinearSolver {
   void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) override {
     if (!lower.isCompressed())
       throw NumericalError("factorize_lower: the matrix is not compressed");
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
     const bool same_pattern = reuse_analysis && matrix_ != nullptr && n_ == lower.rows();
     if (!same_pattern) {
       destroy();
@@ -131,22 +147,31 @@ class PetscLinearSolver final : public LinearSolver {
   }
 
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
     if (ksp_ == nullptr || b.rows() != n_) throw NumericalError("PETSc solve before factorization");
     x.resize(b.rows(), b.cols());
+    if (settings_.method == PetscMethod::direct && b.cols() > 1) {
+      solve_block(b, x);
+      return;
+    }
     for (Eigen::Index col = 0; col < b.cols(); ++col)
       solve_one(b.col(col).data(), x.col(col).data());
   }
 
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
     if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
     solve_one(x.data(), x.data());
   }
 
   [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
+  [[nodiscard]] double factorization_flops() const override { return factorization_flops_; }
   [[nodiscard]] std::string name() const override {
-    return std::string("PETSc ") + method_name(settings_.method);
+    std::string name = std::string("PETSc ") + method_name(settings_.method);
+    const std::size_t ranks = rows_.partition.counts.size();
+    if (ranks > 1)
+      name += " on " + std::to_string(ranks) + " ranks (rows by " + rows_.partition.method + ")";
+    return name;
   }
   [[nodiscard]] long solve_count() const override { return solves_; }
   [[nodiscard]] long krylov_iterations() const override { return krylov_iterations_; }
@@ -159,33 +184,34 @@ class PetscLinearSolver final : public LinearSolver {
   void attach_rigid_body_modes();
   void check_set_up();
   void solve_one(const double* b, double* x) const;
+  void solve_block(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
   void check_converged() const;
   void destroy();
 
   PetscSolverSettings settings_;
   Eigen::MatrixXd rigid_body_modes_;
-  mutable std::mutex mutex_;
   PetscInt n_ = 0;
   OwnedRows rows_;
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, solution_ = nullptr, gathered_ = nullptr;
+  mutable Eigen::VectorXd gathered_column_;  // solve_block's, in PETSc's order
   VecScatter to_all_ = nullptr;
-  double factor_nonzeros_ = 0.0;
+  double factor_nonzeros_ = 0.0;      // MUMPS INFOG(29); 0 for the Krylov methods
+  double factorization_flops_ = 0.0;  // MUMPS RINFOG(3); 0 for the Krylov methods
   mutable long solves_ = 0, krylov_iterations_ = 0;
 };
 
-// Contiguous row ranges, as PETSc's own default split: rank r owns n/size
-// rows, one more for the first n % size ranks.
+// The rows over the ranks by a graph partition (row_partition.hpp); each
+// rank then holds its rows of the matrix and of every vector.
 void PetscLinearSolver::create_matrix(const SparseMatrix& lower) {
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
-  MPI_Comm_size(PETSC_COMM_WORLD, &size);
   n_ = static_cast<PetscInt>(lower.rows());
-  const PetscInt base = n_ / size, extra = n_ % size;
-  const PetscInt first = rank * base + std::min<PetscInt>(rank, extra);
-  const PetscInt n_owned = base + (rank < extra ? 1 : 0);
-  rows_.build(lower, first, first + n_owned);
+  rows_.partition = partition_rows(lower, PETSC_COMM_WORLD);
+  rows_.build(lower, rank);
+  const PetscInt n_owned = rows_.end - rows_.first;
+  gathered_column_.resize(n_);
   check(MatCreate(PETSC_COMM_WORLD, &matrix_), "MatCreate");
   check(MatSetSizes(matrix_, n_owned, n_owned, n_, n_), "MatSetSizes");
   check(MatSetType(matrix_, MATAIJ), "MatSetType");
@@ -288,7 +314,7 @@ void PetscLinearSolver::check_set_up() {
   PCFailedReason reason = PC_NOERROR;
   check(PCGetFailedReason(pc, &reason), "PCGetFailedReason");
   PetscInt negative_pivots = 0;
-  factor_nonzeros_ = 0.0;
+  factor_nonzeros_ = factorization_flops_ = 0.0;
   if (reason == PC_NOERROR && settings_.method == PetscMethod::direct) {
     Mat factor = nullptr;
     check(PCFactorGetMatrix(pc, &factor), "PCFactorGetMatrix");
@@ -296,6 +322,9 @@ void PetscLinearSolver::check_set_up() {
     PetscInt entries = 0;  // INFOG(29): the factor's entries, in millions if negative
     check(MatMumpsGetInfog(factor, 29, &entries), "MatMumpsGetInfog");
     factor_nonzeros_ = entries >= 0 ? static_cast<double>(entries) : -1e6 * entries;
+    PetscReal flops = 0.0;  // RINFOG(3): the elimination's flops, as analysed
+    check(MatMumpsGetRinfog(factor, 3, &flops), "MatMumpsGetRinfog");
+    factorization_flops_ = flops;
   }
   if (reason != PC_NOERROR || negative_pivots > 0)
     throw NumericalError(
@@ -310,7 +339,7 @@ void PetscLinearSolver::check_set_up() {
 void PetscLinearSolver::solve_one(const double* b, double* x) const {
   PetscScalar* owned = nullptr;
   check(VecGetArray(rhs_, &owned), "VecGetArray");
-  std::copy(b + rows_.first, b + rows_.end, owned);
+  for (PetscInt r = 0; r < rows_.end - rows_.first; ++r) owned[r] = b[rows_.caller_rows[r]];
   check(VecRestoreArray(rhs_, &owned), "VecRestoreArray");
   check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
   check_converged();
@@ -320,9 +349,49 @@ void PetscLinearSolver::solve_one(const double* b, double* x) const {
         "VecScatterEnd");
   const PetscScalar* all = nullptr;
   check(VecGetArrayRead(gathered_, &all), "VecGetArrayRead");
-  std::copy(all, all + n_, x);
+  const std::vector<int>& index = rows_.partition.new_index;
+  for (PetscInt row = 0; row < n_; ++row) x[row] = all[index[row]];
   check(VecRestoreArrayRead(gathered_, &all), "VecRestoreArrayRead");
   ++solves_;
+}
+
+// Several right-hand sides at once (the condensation, the load patterns):
+// MUMPS solves a dense block in one pass, much faster than column by column.
+void PetscLinearSolver::solve_block(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
+  const PetscInt n_owned = rows_.end - rows_.first, n_columns = static_cast<PetscInt>(b.cols());
+  struct DenseBlock {  // destroyed on every path out, errors included
+    Mat matrix = nullptr;
+    ~DenseBlock() { MatDestroy(&matrix); }
+  } rhs_block, solution_block;
+  Mat& rhs = rhs_block.matrix;
+  Mat& solution = solution_block.matrix;
+  check(MatCreateDense(PETSC_COMM_WORLD, n_owned, PETSC_DECIDE, n_, n_columns, nullptr, &rhs),
+        "MatCreateDense");
+  check(MatCreateDense(PETSC_COMM_WORLD, n_owned, PETSC_DECIDE, n_, n_columns, nullptr, &solution),
+        "MatCreateDense");
+  PetscInt lda = 0;
+  check(MatDenseGetLDA(rhs, &lda), "MatDenseGetLDA");
+  PetscScalar* owned = nullptr;
+  check(MatDenseGetArrayWrite(rhs, &owned), "MatDenseGetArrayWrite");
+  const std::vector<int>& caller_rows = rows_.caller_rows;
+  for (PetscInt col = 0; col < n_columns; ++col)
+    for (PetscInt r = 0; r < n_owned; ++r) owned[col * lda + r] = b(caller_rows[r], col);
+  check(MatDenseRestoreArrayWrite(rhs, &owned), "MatDenseRestoreArrayWrite");
+  check(KSPMatSolve(ksp_, rhs, solution), "KSPMatSolve");
+  check_converged();
+  check(MatDenseGetLDA(solution, &lda), "MatDenseGetLDA");
+  const PetscScalar* result = nullptr;
+  check(MatDenseGetArrayRead(solution, &result), "MatDenseGetArrayRead");
+  const RowPartition& partition = rows_.partition;
+  for (PetscInt col = 0; col < n_columns; ++col) {
+    MPI_Allgatherv(result + col * lda, static_cast<int>(n_owned), MPI_DOUBLE,
+                   gathered_column_.data(), partition.counts.data(), partition.firsts.data(),
+                   MPI_DOUBLE, PETSC_COMM_WORLD);
+    for (PetscInt row = 0; row < n_; ++row)
+      x(row, col) = gathered_column_(partition.new_index[row]);
+  }
+  check(MatDenseRestoreArrayRead(solution, &result), "MatDenseRestoreArrayRead");
+  solves_ += n_columns;
 }
 
 void PetscLinearSolver::check_converged() const {
