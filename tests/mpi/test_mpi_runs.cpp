@@ -4,10 +4,10 @@
 // C up to increment 59: from 60 on its increment problem has several
 // certified solutions, docs/punch.md), the same result files with the same
 // CSV headers, exactly one results folder written (rank 0's) and no staging
-// folder left, and input errors reported once with one exit code. Built only
-// with the PETSc plugin and an mpirun (tests/CMakeLists.txt). MpiRun.* is in
-// the default suite (about 20 s); MpiStudy.* (cases B and C, one rank) is
-// labelled `study`.
+// folder left, input errors reported once with one exit code, and `bipo
+// check` printing once. Built only with the PETSc plugin and an mpirun
+// (tests/CMakeLists.txt). MpiRun.* is in the default suite (about 20 s);
+// MpiStudy.* (cases B and C on one and two ranks) is labelled `study`.
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -153,6 +153,20 @@ TEST(MpiRun, ResultsFolderErrorSeenByRankZeroEndsEveryRankWithItsCode) {
   EXPECT_EQ(code, 2) << log;
   EXPECT_EQ(bipo_message_lines(log), 1) << log;
   EXPECT_EQ(read_text(folder / "results"), "not a folder\n");
+}
+
+TEST(MpiRun, CheckOnTwoRanksPrintsOnceAndWritesNothing) {
+  const fs::path folder = fresh_folder("check");
+  std::ofstream(folder / "case.yaml") << case_copy_text("punch_A", folder / "results");
+  const int code = run_mpi(2, {"check", (folder / "case.yaml").string()}, folder / "log.txt");
+  const std::string log = read_text(folder / "log.txt");
+  EXPECT_EQ(code, 0) << log;
+  std::istringstream lines(log);
+  int ok_lines = 0;
+  for (std::string line; std::getline(lines, line);)
+    ok_lines += line.find(": OK: 1685 nodes") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(ok_lines, 1) << log;
+  EXPECT_FALSE(fs::exists(folder / "results"));
 }
 
 class MpiStudy : public testing::TestWithParam<std::pair<std::string, int>> {};
