@@ -143,9 +143,9 @@ class PetscLinearSolver final : public LinearSolver {
     rigid_body_modes_ = modes;
     block_size_ = rows_in_node_triples(modes) ? 3 : 1;
   }
-  [[nodiscard]] bool uses_rigid_body_modes() const override {
-    return settings_.method == PetscMethod::cg_gamg;
-  }
+  // Every method: they say whether the rows come as nodes (the partition
+  // then works on the node graph); GAMG also takes them as near-null space.
+  [[nodiscard]] bool uses_rigid_body_modes() const override { return true; }
 
   void factorize(const SparseMatrix& a) override {
     SparseMatrix lower = a.triangularView<Eigen::Lower>();
