@@ -125,8 +125,8 @@ class Analysis {
   [[nodiscard]] int n_free() const { return partition_->n_free(); }
   [[nodiscard]] const SetupTimings& timings() const { return timings_; }
   [[nodiscard]] double factor_nonzeros() const { return solver_->factor_nonzeros(); }
-  /// The name of K_ff's solver (LinearSolver::name), for the summary.
-  [[nodiscard]] std::string linear_solver_name() const { return solver_->name(); }
+  /// The backend of K_ff (solver.linear) and its counters, for reports.
+  [[nodiscard]] const LinearSolver& linear_solver() const { return *solver_; }
   /// True if the set-up came from another analysis (see the constructor),
   /// whose case file is setup_donor_case().
   [[nodiscard]] bool shares_setup() const { return shares_setup_; }

@@ -51,7 +51,8 @@ class LinearSolver {
   /// The rigid-body modes of the body on the free unknowns (n_free x 6:
   /// three translations, three rotations), given before a factorization
   /// to a backend that uses them (an algebraic multigrid's near-null
-  /// space); uses_rigid_body_modes() says whether to compute them at all.
+  /// space, a distributed backend's node blocks); uses_rigid_body_modes()
+  /// says whether to compute them at all.
   virtual void set_rigid_body_modes(const Eigen::MatrixXd& modes) { static_cast<void>(modes); }
   [[nodiscard]] virtual bool uses_rigid_body_modes() const { return false; }
   /// Counters for reports: right-hand sides solved, and the iterations of

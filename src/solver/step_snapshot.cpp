@@ -66,7 +66,7 @@ RunDescription describe_run(const Analysis& analysis) {
                      analysis.timings(),
                      {},
                      {},
-                     analysis.linear_solver_name(),
+                     analysis.linear_solver().name(),
                      1};
   for (const ContactNode& node : analysis.contact().nodes())
     run.contact_of_node.push_back(node.plane);

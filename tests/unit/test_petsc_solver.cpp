@@ -8,10 +8,13 @@
 #include <Eigen/Geometry>
 #include <string>
 
+#include "app/run.hpp"
 #include "core/errors.hpp"
 #include "fem/elasticity.hpp"
+#include "io/case_file.hpp"
 #include "mesh/generate.hpp"
 #include "parallel/parallel_runtime.hpp"
+#include "solver/analysis.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace bipo {
@@ -77,6 +80,7 @@ TEST(PetscSolver, DirectMatchesCholmod) {
   SKIP_WITHOUT_PETSC();
   const HeldCylinder system = held_cylinder();
   auto petsc = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+  petsc->set_rigid_body_modes(system.modes);
   petsc->factorize(system.k_ff);
   // On several ranks (PetscSolver.OnTwoRanks) the rows are graph-partitioned.
   EXPECT_EQ(petsc->name(), parallel_size() == 1
@@ -101,7 +105,7 @@ TEST(PetscSolver, DirectMatchesCholmod) {
 void expect_krylov_solution(PetscMethod method, bool modes) {
   const HeldCylinder system = held_cylinder();
   auto petsc = make_petsc_solver({method, 1e-12, 2000});
-  ASSERT_EQ(petsc->uses_rigid_body_modes(), method == PetscMethod::cg_gamg);
+  ASSERT_TRUE(petsc->uses_rigid_body_modes());
   if (modes) petsc->set_rigid_body_modes(system.modes);
   petsc->factorize(system.k_ff);
   Eigen::MatrixXd x;
@@ -180,6 +184,29 @@ TEST(PetscSolver, SolveBeforeFactorizationIsANumericalError) {
   auto petsc = make_petsc_solver({});
   Eigen::MatrixXd x;
   EXPECT_THROW(petsc->solve(Eigen::MatrixXd::Ones(3, 1), x), NumericalError);
+}
+
+// The choice of backend (docs/case-file.md, solver.linear) under several
+// ranks: auto is PETSc, cholmod an input error. Runs in
+// PetscSolver.OnTwoRanks only (skipped in a serial test process).
+TEST(PetscSolver, UnderSeveralRanksAutoIsPetscAndCholmodIsAnInputError) {
+  SKIP_WITHOUT_PETSC();
+  if (!launched_by_mpi()) GTEST_SKIP() << "runs under mpiexec -n 2 (PetscSolver.OnTwoRanks)";
+  start_parallel_runtime();
+  ASSERT_GT(parallel_size(), 1);
+  Case c = read_case(std::filesystem::path(BIPO_SOURCE_DIR) / "cases" / "punch_A.yaml");
+  const Mesh mesh = load_mesh(c);
+  const Analysis automatic(c, mesh);
+  EXPECT_EQ(automatic.linear_solver().name().rfind("PETSc direct on ", 0), 0u)
+      << automatic.linear_solver().name();
+  c.solver.linear = LinearSolverChoice::cholmod;
+  try {
+    const Analysis cholmod(c, mesh);
+    ADD_FAILURE() << "no error for cholmod on several ranks";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("use solver.linear: petsc"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -112,6 +112,23 @@ void OwnedRows::copy_values(const SparseMatrix& lower) {
   for (std::size_t k = 0; k < values.size(); ++k) values[k] = source[value_source[k]];
 }
 
+/// Whether the rows come as consecutive x, y, z of one node each, read off
+/// the rigid-body modes (translations give a row's component, rotations its
+/// node's coordinates): then GAMG may aggregate nodes, not single dofs.
+bool rows_in_node_triples(const Eigen::MatrixXd& modes) {
+  if (modes.cols() != 6 || modes.rows() % 3 != 0) return false;
+  for (Eigen::Index k = 0; k < modes.rows(); k += 3) {
+    for (int c = 0; c < 3; ++c)
+      if (modes(k + c, c) != 1.0) return false;
+    // Rotation about e_a at node X moves component c by (e_a x X)_c: rows
+    // (z, -y), (-z, x), (y, -x) off the diagonal; the same X in all three.
+    if (modes(k, 4) != -modes(k + 1, 3) || modes(k, 5) != -modes(k + 2, 3) ||
+        modes(k + 1, 5) != -modes(k + 2, 4))
+      return false;
+  }
+  return true;
+}
+
 class PetscLinearSolver final : public LinearSolver {
  public:
   explicit PetscLinearSolver(const PetscSolverSettings& settings) : settings_(settings) {}
@@ -122,10 +139,13 @@ class PetscLinearSolver final : public LinearSolver {
   PetscLinearSolver(const PetscLinearSolver&) = delete;
   PetscLinearSolver& operator=(const PetscLinearSolver&) = delete;
 
-  void set_rigid_body_modes(const Eigen::MatrixXd& modes) override { rigid_body_modes_ = modes; }
-  [[nodiscard]] bool uses_rigid_body_modes() const override {
-    return settings_.method == PetscMethod::cg_gamg;
+  void set_rigid_body_modes(const Eigen::MatrixXd& modes) override {
+    rigid_body_modes_ = modes;
+    block_size_ = rows_in_node_triples(modes) ? 3 : 1;
   }
+  // Every method: they say whether the rows come as nodes (the partition
+  // then works on the node graph); GAMG also takes them as near-null space.
+  [[nodiscard]] bool uses_rigid_body_modes() const override { return true; }
 
   void factorize(const SparseMatrix& a) override {
     SparseMatrix lower = a.triangularView<Eigen::Lower>();
@@ -190,6 +210,7 @@ class PetscLinearSolver final : public LinearSolver {
 
   PetscSolverSettings settings_;
   Eigen::MatrixXd rigid_body_modes_;
+  int block_size_ = 1;  // 3 when the rows are nodes' x, y, z (GAMG's blocks)
   PetscInt n_ = 0;
   OwnedRows rows_;
   Mat matrix_ = nullptr;
@@ -208,13 +229,15 @@ void PetscLinearSolver::create_matrix(const SparseMatrix& lower) {
   int rank = 0;
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
   n_ = static_cast<PetscInt>(lower.rows());
-  rows_.partition = partition_rows(lower, PETSC_COMM_WORLD);
+  if (rigid_body_modes_.rows() != lower.rows()) block_size_ = 1;
+  rows_.partition = partition_rows(lower, block_size_, PETSC_COMM_WORLD);
   rows_.build(lower, rank);
   const PetscInt n_owned = rows_.end - rows_.first;
   gathered_column_.resize(n_);
   check(MatCreate(PETSC_COMM_WORLD, &matrix_), "MatCreate");
   check(MatSetSizes(matrix_, n_owned, n_owned, n_, n_), "MatSetSizes");
   check(MatSetType(matrix_, MATAIJ), "MatSetType");
+  check(MatSetBlockSize(matrix_, block_size_), "MatSetBlockSize");
   check(MatSeqAIJSetPreallocation(matrix_, 0, rows_.diagonal_counts.data()),
         "MatSeqAIJSetPreallocation");
   check(MatMPIAIJSetPreallocation(matrix_, 0, rows_.diagonal_counts.data(), 0,

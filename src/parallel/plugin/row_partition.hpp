@@ -23,7 +23,9 @@ struct RowPartition {
 };
 
 /// A partition of the rows of the symmetric matrix whose lower triangle is
-/// `lower` over the ranks of `comm` (collective; the same on every rank).
-[[nodiscard]] RowPartition partition_rows(const SparseMatrix& lower, MPI_Comm comm);
+/// `lower` over the ranks of `comm` (collective; the same on every rank),
+/// keeping each block of `block` consecutive rows (a node's x, y, z: the
+/// size must divide the rows) on one rank.
+[[nodiscard]] RowPartition partition_rows(const SparseMatrix& lower, int block, MPI_Comm comm);
 
 }  // namespace bipo::petsc
