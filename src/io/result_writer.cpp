@@ -270,6 +270,7 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_newton_ += step.newton_iterations;
   total_contact_factorizations_ += step.contact_factorizations;
   total_contact_linear_iterations_ += step.contact_linear_iterations;
+  last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
   seconds_linear_ += step.seconds_linear;
   seconds_contact_ += step.seconds_contact;
 
@@ -636,6 +637,11 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   j["dofs"] = {{"total", run_.n_dofs}, {"free", run_.n_free}};
   j["linear_solver"] = {{"factor_nonzeros", run_.factor_nonzeros},
                         {"blas_threads", run_.blas_threads}};
+  // Counted by the PETSc backend only (CHOLMOD's count is always 0).
+  if (const long solves = last_counts_.first - run_.linear_counts.first; solves > 0) {
+    j["linear_solver"]["solves"] = solves;
+    j["linear_solver"]["krylov_iterations"] = last_counts_.second - run_.linear_counts.second;
+  }
   // How the run was spread over MPI ranks (docs/parallel.md).
   j["parallel"] = {{"ranks", run_.parallel_ranks}, {"linear_solver", run_.linear_solver}};
   j["contact_solver"] = {{"kind", run_.contact_solver},

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/contact_face_outputs.hpp"
@@ -82,6 +83,8 @@ class ResultWriter {
   double last_position_ = 0.0;
   long total_sweeps_ = 0, total_newton_ = 0;
   long total_contact_factorizations_ = 0, total_contact_linear_iterations_ = 0;
+  // K_ff's solver's counters at the last step (StepSnapshot).
+  std::pair<long, long> last_counts_{0, 0};
   double max_certificate_ = 0.0, max_residual_ = 0.0;
   double seconds_linear_ = 0.0, seconds_contact_ = 0.0, seconds_output_ = 0.0;
   double total_seconds_ = 0.0;

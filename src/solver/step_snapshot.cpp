@@ -49,25 +49,27 @@ std::array<Eigen::Vector3d, 3> contact_axes(const ContactPlane& cp, const RigidP
 }  // namespace
 
 RunDescription describe_run(const Analysis& analysis) {
-  RunDescription run{analysis.case_description(),
-                     analysis.mesh(),
-                     analysis.elasticity(),
-                     analysis.contact_mesh_nodes(),
-                     {},
-                     analysis.n_held_contact_components(),
-                     analysis.n_dofs(),
-                     analysis.n_free(),
-                     analysis.factor_nonzeros(),
-                     analysis.blas_threads(),
-                     analysis.contact_solver(),
-                     analysis.shares_setup(),
-                     analysis.certificate_acceptance(),
-                     analysis.position(),
-                     analysis.timings(),
-                     {},
-                     {},
-                     analysis.linear_solver().name(),
-                     1};
+  RunDescription run{
+      analysis.case_description(),
+      analysis.mesh(),
+      analysis.elasticity(),
+      analysis.contact_mesh_nodes(),
+      {},
+      analysis.n_held_contact_components(),
+      analysis.n_dofs(),
+      analysis.n_free(),
+      analysis.factor_nonzeros(),
+      analysis.blas_threads(),
+      analysis.contact_solver(),
+      analysis.shares_setup(),
+      analysis.certificate_acceptance(),
+      analysis.position(),
+      analysis.timings(),
+      {},
+      {},
+      analysis.linear_solver().name(),
+      1,
+      {analysis.linear_solver().solve_count(), analysis.linear_solver().krylov_iterations()}};
   for (const ContactNode& node : analysis.contact().nodes())
     run.contact_of_node.push_back(node.plane);
   for (const Probe& probe : analysis.case_description().probes)
@@ -92,7 +94,9 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
                         {},
                         analysis.wear(),
                         analysis.represented_cycles(),
-                        analysis.stop_reason()};
+                        analysis.stop_reason(),
+                        analysis.linear_solver().solve_count(),
+                        analysis.linear_solver().krylov_iterations()};
   const auto& states = analysis.contact_states();
   snapshot.friction_force.reserve(states.size());
   snapshot.slip_increment.reserve(states.size());

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fem/elasticity.hpp"
@@ -56,6 +57,8 @@ struct RunDescription {
   std::vector<std::array<Eigen::Vector3d, 3>> contact_axes;
   std::string linear_solver;  ///< LinearSolver::name() of K_ff's solver
   int parallel_ranks = 1;     ///< MPI ranks of the run (set by the app; 1 serial)
+  /// K_ff's solver's solve_count and krylov_iterations after the set-up.
+  std::pair<long, long> linear_counts{0, 0};
 };
 
 /// What one converged step gives the result writers. The views point into
@@ -82,6 +85,9 @@ struct StepSnapshot {
   const NodalWear* wear = nullptr;
   long long represented_cycles = 0;
   std::string_view stop_reason;
+  /// K_ff's solver's counters so far (LinearSolver::solve_count,
+  /// krylov_iterations): right-hand sides solved, Krylov iterations.
+  long linear_solves = 0, krylov_iterations = 0;
 };
 
 /// The description of `analysis`'s run, taken after its set-up.
