@@ -666,13 +666,10 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   if (c.wear) j["wear"] = wear_summary(*c.wear, wear_);
   j["friction_laws"] = friction_laws(c);
   const SetupTimings& t = run_.timings;
-  j["seconds"] = {{"assembly", t.assembly},
-                  {"factorization", t.factorization},
-                  {"delassus", t.delassus},
-                  {"linear_solves", seconds_linear_},
-                  {"contact_sweeps", seconds_contact_},
-                  {"output", seconds_output_},
-                  {"total", total_seconds_}};
+  j["seconds"] = {{"assembly", t.assembly},           {"factorization", t.factorization},
+                  {"delassus", t.delassus},           {"load_patterns", t.load_patterns},
+                  {"linear_solves", seconds_linear_}, {"contact_sweeps", seconds_contact_},
+                  {"output", seconds_output_},        {"total", total_seconds_}};
   j["peak_memory_mib"] = peak_memory_mib();
   // Names and paths are any bytes (a Latin-1 folder, a title with 0xFF):
   // bytes that are not UTF-8 are written as U+FFFD rather than fail.

@@ -571,7 +571,9 @@ void Analysis::set_up_load_patterns() {
       }
     pattern_programs_.push_back(load.program ? &*load.program : &case_.program);
   }
+  const auto start = std::chrono::steady_clock::now();
   if (n_patterns > 0) solver_->solve(pattern_loads_, pattern_motions_);
+  timings_.load_patterns = seconds_since(start);
   assert(n_patterns == 0 ||
          (pattern_motions_.rows() == n_free && pattern_motions_.cols() == n_patterns));
 }

@@ -73,6 +73,7 @@ inline constexpr int sparse_contact_crossover = 4000;
 /// Wall-clock seconds of the set-up phases.
 struct SetupTimings {
   double assembly = 0.0, factorization = 0.0, delassus = 0.0;
+  double load_patterns = 0.0;  ///< the free motions of the load patterns (one multi-column solve)
 };
 
 class Analysis;
