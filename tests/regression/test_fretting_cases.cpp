@@ -24,33 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "../verification/csv_columns.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-/// A CSV file as text columns by name.
-using Table = std::map<std::string, std::vector<std::string>>;
-
-Table read_table(const fs::path& file) {
-  std::ifstream in(file);
-  EXPECT_TRUE(in) << file;
-  const auto split = [](const std::string& text) {
-    std::vector<std::string> cells;
-    std::stringstream stream(text);
-    for (std::string cell; std::getline(stream, cell, ',');) cells.push_back(cell);
-    return cells;
-  };
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = split(line);
-  Table columns;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> cells = split(line);
-    for (std::size_t j = 0; j < header.size(); ++j)
-      columns[header[j]].push_back(j < cells.size() ? cells[j] : "");
-  }
-  return columns;
-}
+using Table = bipo_test::CsvTable;
 
 std::vector<double> numbers(const Table& table, const std::string& column) {
   std::vector<double> values;
@@ -81,16 +61,16 @@ CaseRun run_case(const std::string& name) {
   const int status = std::system(command.c_str());
   EXPECT_EQ(status, 0) << command;
   if (status != 0) return run;
-  run.cycles = read_table(out / "cycles.csv");
-  run.history = read_table(out / "history.csv");
+  run.cycles = bipo_test::read_csv_text(out / "cycles.csv");
+  run.history = bipo_test::read_csv_text(out / "history.csv");
   // The last two extremes (+delta in cycle 2, -delta in cycle 3: the end
   // of the program is no extreme, docs/case-file.md `cycles`).
-  const Table index = read_table(out / "maps" / "index.csv");
+  const Table index = bipo_test::read_csv_text(out / "maps" / "index.csv");
   std::vector<std::string> extremes;
   for (std::size_t j = 0; j < index.at("extreme").size(); ++j)
     if (index.at("extreme")[j] != "none") extremes.push_back(index.at("file")[j]);
   for (std::size_t j = extremes.size() < 2 ? 0 : extremes.size() - 2; j < extremes.size(); ++j)
-    run.last_extreme_maps.push_back(read_table(out / "maps" / extremes[j]));
+    run.last_extreme_maps.push_back(bipo_test::read_csv_text(out / "maps" / extremes[j]));
   fs::remove_all(out);
   return run;
 }

@@ -1,5 +1,6 @@
 // Reads a CSV results file (history.csv, cycles.csv, maps/index.csv) as
-// numeric columns by name, for the fretting verification tests.
+// text or numeric columns by name, for the fretting verification and
+// regression tests.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,8 +16,10 @@
 
 namespace bipo_test {
 
-/// A CSV file as columns by name (numbers; a text cell reads as NaN).
-inline std::map<std::string, std::vector<double>> read_csv(const std::filesystem::path& file) {
+/// A CSV file as text columns by name (a missing cell reads as "").
+using CsvTable = std::map<std::string, std::vector<std::string>>;
+
+inline CsvTable read_csv_text(const std::filesystem::path& file) {
   std::ifstream in(file);
   EXPECT_TRUE(in) << file;
   const auto split = [](const std::string& text) {
@@ -28,13 +31,24 @@ inline std::map<std::string, std::vector<double>> read_csv(const std::filesystem
   std::string line;
   std::getline(in, line);
   const std::vector<std::string> header = split(line);
-  std::map<std::string, std::vector<double>> columns;
+  CsvTable columns;
   while (std::getline(in, line)) {
     const std::vector<std::string> cells = split(line);
-    for (std::size_t j = 0; j < header.size() && j < cells.size(); ++j) {
+    for (std::size_t j = 0; j < header.size(); ++j)
+      columns[header[j]].push_back(j < cells.size() ? cells[j] : "");
+  }
+  return columns;
+}
+
+/// A CSV file as numeric columns by name (a text cell reads as NaN).
+inline std::map<std::string, std::vector<double>> read_csv(const std::filesystem::path& file) {
+  std::map<std::string, std::vector<double>> columns;
+  for (const auto& [name, cells] : read_csv_text(file)) {
+    std::vector<double>& values = columns[name];
+    for (const std::string& cell : cells) {
       char* end = nullptr;
-      const double value = std::strtod(cells[j].c_str(), &end);
-      columns[header[j]].push_back(*end == '\0' ? value : std::nan(""));
+      const double value = std::strtod(cell.c_str(), &end);
+      values.push_back(*end == '\0' ? value : std::nan(""));
     }
   }
   return columns;
