@@ -1,8 +1,18 @@
 #include "app/exit_status.hpp"
 
+#include <new>
+
 #include "core/errors.hpp"
 
 namespace bipo {
+
+std::string out_of_memory_message() {
+  // std::bad_alloc says neither what nor how much: the hint is what helps.
+  return std::string(
+             "an allocation was refused (std::bad_alloc): the machine cannot give the run "
+             "the memory it needs; ") +
+         out_of_memory_hint;
+}
 
 ErrorReport report_error(const std::exception_ptr& error, const std::string& prefix) {
   const auto report = [&](int code, const char* kind, const char* what) {
@@ -14,6 +24,10 @@ ErrorReport report_error(const std::exception_ptr& error, const std::string& pre
     return report(2, "input error", e.what());
   } catch (const NumericalError& e) {
     return report(3, "numerical failure", e.what());
+  } catch (const OutOfMemoryError& e) {
+    return report(1, "out of memory", e.what());
+  } catch (const std::bad_alloc&) {
+    return report(1, "out of memory", out_of_memory_message().c_str());
   } catch (const SystemError& e) {
     return report(1, "system error", e.what());
   } catch (const SharedError& e) {

@@ -32,8 +32,13 @@ class SharedError : public std::exception {
   std::exception_ptr error_;
 };
 
+/// The message of an out-of-memory error that says no more than
+/// std::bad_alloc does: what failed and what needs less memory.
+[[nodiscard]] std::string out_of_memory_message();
+
 /// Classifies `error`: InputError 2 ("input error"), NumericalError 3
-/// ("numerical failure"), SystemError 1 ("system error"), a SharedError as
+/// ("numerical failure"), OutOfMemoryError and std::bad_alloc 1 ("out of
+/// memory"), any other SystemError 1 ("system error"), a SharedError as
 /// its error (or its exit code alone), any other exception 1 ("error").
 /// `prefix` goes before the error's own message (the case file, when
 /// several run).

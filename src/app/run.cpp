@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <map>
 #include <mutex>
+#include <new>
 #include <ostream>
 #include <sstream>
 #include <system_error>
@@ -239,6 +240,19 @@ std::string done_line(const fs::path& directory, std::chrono::steady_clock::time
   return done.str();
 }
 
+/// After running out of memory in the steps: summary.json says "failed" and
+/// why, as after a numerical failure. Rank 0's own write, not shared with
+/// the others (the error may be this rank's alone: the job then ends), and
+/// a failure to write is dropped: the lack of memory is the error to report.
+void finish_out_of_memory(std::optional<ResultWriter>& writer, const std::string& message,
+                          double seconds) {
+  if (!writer) return;
+  try {
+    writer->finish("failed", "out of memory: " + message, seconds);
+  } catch (...) {  // NOLINT(bugprone-empty-catch)
+  }
+}
+
 /// Runs the load program of case `c` set up in `analysis`, its results
 /// written to `directory` as the steps converge (by rank 0 alone under
 /// mpirun), with the progress lines and the closing one (timed from
@@ -262,6 +276,12 @@ void run_program(Analysis& analysis, const Case& c, const fs::path& directory,
     });
   } catch (const NumericalError& error) {
     write_on_output_rank([&] { writer->finish("failed", error.what(), seconds_since(start)); });
+    throw;
+  } catch (const OutOfMemoryError& error) {
+    finish_out_of_memory(writer, error.what(), seconds_since(start));
+    throw;
+  } catch (const std::bad_alloc&) {
+    finish_out_of_memory(writer, out_of_memory_message(), seconds_since(start));
     throw;
   }
   write_on_output_rank([&] { writer->finish("completed", "", seconds_since(start)); });

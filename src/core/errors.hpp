@@ -36,3 +36,31 @@ class SystemError : public std::runtime_error {
 };
 
 }  // namespace bipo
+
+namespace bipo {
+
+/// The machine has not the memory the case needs (an allocation refused:
+/// a factorization, the dense contact matrices, any std::bad_alloc): the
+/// message says what could not be allocated, its size when known, and
+/// what needs less memory. A SystemError (exit code 1: the case may be
+/// right, the machine is too small for it), reported as "out of memory";
+/// not a NumericalError: cutting the increment would not need less.
+class OutOfMemoryError : public SystemError {
+ public:
+  using SystemError::SystemError;
+};
+
+}  // namespace bipo
+
+namespace bipo {
+
+/// What needs less memory, for the messages of OutOfMemoryError (the keys
+/// of docs/case-file.md, "solver").
+inline constexpr const char* out_of_memory_hint =
+    "to need less memory: the sparse contact path (solver.contact_solver: sparse: no dense "
+    "matrices of the contact unknowns) without its second factorization "
+    "(solver.sparse_preconditioner: own_factor), PETSc's iterative solver (solver.linear: petsc "
+    "with solver.petsc.method: cg_gamg: no factorization; under mpirun over several machines, "
+    "docs/parallel.md), or a coarser mesh";
+
+}  // namespace bipo

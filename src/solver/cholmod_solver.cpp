@@ -4,8 +4,11 @@
 #include <cholmod.h>
 
 #include <algorithm>
+#include <iomanip>
 #include <mutex>
+#include <new>
 #include <numeric>
+#include <sstream>
 
 #include "core/errors.hpp"
 #include "solver/linear_solver.hpp"
@@ -62,7 +65,7 @@ class CholmodSolver final : public LinearSolver {
     cholmod_sparse view = lower_view(lower);
     factor_ = cholmod_analyze(&view, &common_);
     analysis_flops_ = common_.fl;
-    if (!factor_) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
+    if (!factor_) throw_failure("analysis", view);
     finish_factorization(view, a);
   }
 
@@ -75,7 +78,7 @@ class CholmodSolver final : public LinearSolver {
       if (factor_) cholmod_free_factor(&factor_, &common_);
       factor_ = cholmod_analyze(&view, &common_);
       analysis_flops_ = common_.fl;
-      if (!factor_) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
+      if (!factor_) throw_failure("analysis", view);
     }
     finish_factorization(view, lower);
   }
@@ -101,8 +104,12 @@ class CholmodSolver final : public LinearSolver {
     if (!factor_->is_super || !std::equal(perm.begin(), perm.end(), final_perm))
       throw NumericalError("CHOLMOD did not keep the given ordering");
     const int first = n - n_c;
-    return in_caller_order(schur_from_trailing_factor(trailing_factor_block(first, n_c)), perm,
-                           condensed, n);
+    try {
+      return in_caller_order(schur_from_trailing_factor(trailing_factor_block(first, n_c)), perm,
+                             condensed, n);
+    } catch (const std::bad_alloc&) {
+      throw_dense_out_of_memory(n_c);
+    }
   }
 
  private:
@@ -128,7 +135,7 @@ class CholmodSolver final : public LinearSolver {
       SparseMatrix interior_lower = interior_block(lower, interior_index, first);
       cholmod_sparse interior_view = lower_view(interior_lower);
       cholmod_factor* symbolic = cholmod_analyze(&interior_view, &common_);
-      if (!symbolic) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
+      if (!symbolic) throw_failure("analysis", interior_view);
       const int* interior_perm = static_cast<const int*>(symbolic->Perm);
       for (int k = 0; k < first; ++k) perm[k] = interior[interior_perm[k]];
       cholmod_free_factor(&symbolic, &common_);
@@ -162,7 +169,7 @@ class CholmodSolver final : public LinearSolver {
     common_.nmethods = saved_methods;
     common_.method[0].ordering = saved_ordering;
     common_.postorder = saved_postorder;
-    if (!factor_) throw NumericalError("CHOLMOD analysis failed (out of memory?)");
+    if (!factor_) throw_failure("analysis", view);
   }
 
   /// L_cc: the rows and columns >= first of the supernodal factor.
@@ -219,12 +226,59 @@ class CholmodSolver final : public LinearSolver {
 
   void finish_factorization(cholmod_sparse& view, const SparseMatrix& a) {
     cholmod_factorize(&view, factor_, &common_);
+    if (common_.status < CHOLMOD_OK) throw_failure("factorization", view);
     if (common_.status == CHOLMOD_NOT_POSDEF || factor_->minor < factor_->n)
       throw NumericalError(
           "CHOLMOD factorization failed: the stiffness is not positive definite (do the "
           "boundary conditions remove every rigid-body motion?)");
-    if (common_.status < CHOLMOD_OK) throw NumericalError("CHOLMOD factorization failed");
     n_ = a.rows();
+  }
+
+  /// The error of a failed CHOLMOD `step` ("analysis", "factorization") of
+  /// `view`: out of memory (OutOfMemoryError, with the factor's size when
+  /// an analysis gave it), or too large for 32-bit indices, or other.
+  [[noreturn]] void throw_failure(const char* step, const cholmod_sparse& view) const {
+    std::ostringstream what;
+    what << "CHOLMOD's Cholesky " << step << " (" << view.nrow << " unknowns, " << view.nzmax
+         << " nonzeros in the matrix's lower triangle";
+    if (factor_ != nullptr && factor_->is_super) {
+      // The supernodal factor's values and row indices, as analysed.
+      const double bytes =
+          8.0 * static_cast<double>(factor_->xsize) + 4.0 * static_cast<double>(factor_->ssize);
+      what << "; its factor, by CHOLMOD's analysis: " << static_cast<double>(factor_->xsize)
+           << " nonzeros, " << std::setprecision(3) << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
+    }
+    what << ")";
+    if (common_.status == CHOLMOD_OUT_OF_MEMORY)
+      throw OutOfMemoryError(what.str() + " ran out of memory: the machine cannot give it the " +
+                             "memory it needs; " + out_of_memory_hint);
+    if (common_.status == CHOLMOD_TOO_LARGE)
+      throw NumericalError(what.str() + " failed: the factor is too large for CHOLMOD's 32-bit " +
+                           "indices; " + out_of_memory_hint);
+    throw NumericalError(what.str() + " failed (CHOLMOD status " + std::to_string(common_.status) +
+                         ")");
+  }
+
+  /// The dense condensed stiffness of `n_c` contact unknowns did not fit.
+  [[noreturn]] static void throw_dense_out_of_memory(int n_c) {
+    const double gib = 8.0 * n_c * static_cast<double>(n_c) / (1024.0 * 1024.0 * 1024.0);
+    std::ostringstream what;
+    what << "the dense contact path's condensed stiffness (" << n_c << " x " << n_c
+         << " contact unknowns, " << std::setprecision(3) << gib
+         << " GiB a copy) ran out of memory: the machine cannot give it the memory it needs; "
+         << out_of_memory_hint;
+    throw OutOfMemoryError(what.str());
+  }
+
+  /// The error of a failed solve with `columns` right-hand sides.
+  [[noreturn]] void throw_solve_failure(Eigen::Index columns) const {
+    if (common_.status != CHOLMOD_OUT_OF_MEMORY) throw NumericalError("CHOLMOD solve failed");
+    std::ostringstream what;
+    what << "CHOLMOD's solve (" << n_ << " unknowns, " << columns
+         << " right-hand sides) ran out of memory: the machine cannot give it the memory it "
+            "needs; "
+         << out_of_memory_hint;
+    throw OutOfMemoryError(what.str());
   }
 
  public:
@@ -242,7 +296,7 @@ class CholmodSolver final : public LinearSolver {
     // updates: analyses sharing this factorization take turns.
     const std::lock_guard<std::mutex> lock(solve_mutex_);
     cholmod_dense* solution = cholmod_solve(CHOLMOD_A, factor_, &rhs, &common_);
-    if (!solution) throw NumericalError("CHOLMOD solve failed");
+    if (!solution) throw_solve_failure(b.cols());
     x = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(solution->x), b.rows(),
                                           b.cols());
     cholmod_free_dense(&solution, &common_);
@@ -261,7 +315,7 @@ class CholmodSolver final : public LinearSolver {
     const std::lock_guard<std::mutex> lock(solve_mutex_);
     if (!cholmod_solve2(CHOLMOD_A, factor_, &rhs, nullptr, &solution_work_, nullptr, &y_work_,
                         &e_work_, &common_))
-      throw NumericalError("CHOLMOD solve failed");
+      throw_solve_failure(1);
     x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(solution_work_->x), x.size());
   }
 
