@@ -162,12 +162,17 @@ int run_command(const Arguments& a) {
   return bipo::run_cases(cases, options, log);
 }
 
+/// Under mpirun, rank 0 alone generates, writes and prints; every rank
+/// learns its outcome and exits with its code (docs/parallel.md): ranks
+/// writing one file at once could leave it corrupt.
 int mesh_cylinder_command(Arguments a) {
   if (a.sector == "quarter") a.cylinder.sector = bipo::CylinderParams::Sector::quarter;
-  const bipo::Mesh m = bipo::generate_cylinder(a.cylinder);
-  bipo::write_msh(m, a.mesh_output, a.binary, a.format);
-  std::cout << "wrote " << a.mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()
-            << " hexahedra, " << m.node_sets.at("bottom").size() << " bottom nodes\n";
+  bipo::write_on_output_rank([&] {
+    const bipo::Mesh m = bipo::generate_cylinder(a.cylinder);
+    bipo::write_msh(m, a.mesh_output, a.binary, a.format);
+    std::cout << "wrote " << a.mesh_output << ": " << m.n_nodes() << " nodes, " << m.n_hexes()
+              << " hexahedra, " << m.node_sets.at("bottom").size() << " bottom nodes\n";
+  });
   return 0;
 }
 
@@ -209,17 +214,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version end parsing with code 0; every other parse error
     // is bad input, and bipo's exit code for input errors is 2 (CLI11's own
-    // codes, 105 and so on, are not documented for users).
-    return app.exit(e) == 0 ? 0 : 2;
+    // codes, 105 and so on, are not documented for users). Under mpirun,
+    // every rank parses alike and rank 0 alone prints.
+    const int code = bipo::launcher_rank() == 0 ? app.exit(e) : e.get_exit_code();
+    return code == 0 ? 0 : 2;
   }
 
-  if (*mesh_cylinder) return run_reporting_errors([&] { return mesh_cylinder_command(arguments); });
-  // run and check under mpirun: MPI and the PETSc plugin, from here to the
-  // end, whatever the exit (docs/parallel.md).
+  // Under mpirun: MPI and the PETSc plugin, from here to the end, whatever
+  // the exit (docs/parallel.md).
   std::optional<bipo::ParallelSession> session;
   if (const int failed = run_reporting_errors([&] { return session.emplace(), 0; }); failed != 0)
     return failed;
   return run_reporting_errors([&] {
+    if (*mesh_cylinder) return mesh_cylinder_command(arguments);
     if (*run) return run_command(arguments);
     bipo::check_case(bipo::read_case(arguments.case_file, overrides_of(arguments)),
                      bipo::on_output_rank(std::cout));

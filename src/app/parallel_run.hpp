@@ -1,4 +1,4 @@
-// Owns what `bipo run` and `bipo check` do differently when mpirun starts
+// Owns what `bipo run`, `bipo check` and `bipo mesh` do differently when mpirun starts
 // them (docs/parallel.md): starting and finishing the parallel runtime, rank
 // 0 alone printing and writing results, the ranks agreeing on every error
 // (or ending the job when they cannot), the guard against ranks whose states

@@ -4,8 +4,10 @@
 // C up to increment 59: from 60 on its increment problem has several
 // certified solutions, docs/punch.md), the same result files with the same
 // CSV headers, exactly one results folder written (rank 0's) and no staging
-// folder left, input errors reported once with one exit code, and `bipo
-// check` printing once. Built only with the PETSc plugin and an mpirun
+// folder left, input errors reported once with one exit code, `bipo check`
+// printing once, `bipo mesh` writing the serial command's file byte for
+// byte, once (rank 0), and an error of its path ending every rank with code
+// 2, said once. Built only with the PETSc plugin and an mpirun
 // (tests/CMakeLists.txt). MpiRun.* is in the default suite (about 20 s);
 // MpiStudy.* (cases B and C on one and two ranks) is labelled `study`.
 #include <sys/wait.h>
@@ -167,6 +169,46 @@ TEST(MpiRun, CheckOnTwoRanksPrintsOnceAndWritesNothing) {
     ok_lines += line.find(": OK: 1685 nodes") != std::string::npos ? 1 : 0;
   EXPECT_EQ(ok_lines, 1) << log;
   EXPECT_FALSE(fs::exists(folder / "results"));
+}
+
+/// The lines of `text` that contain `part`.
+int lines_with(const std::string& text, const std::string& part) {
+  std::istringstream in(text);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.find(part) != std::string::npos ? 1 : 0;
+  return n;
+}
+
+// Rank 0 alone writes the mesh (ranks writing one file at once could leave
+// it corrupt): byte for byte the serial command's file, one line printed.
+TEST(MpiRun, MeshOnTwoRanksWritesTheSerialFileOnce) {
+  const fs::path folder = fresh_folder("mesh");
+  const std::vector<std::string> arguments{"mesh", "cylinder", "--core", "6", "--ring",
+                                           "4",    "--layers", "5",      "-o"};
+  std::vector<std::string> serial = arguments, parallel = arguments;
+  serial.push_back((folder / "serial.msh").string());
+  parallel.push_back((folder / "ranks.msh").string());
+  ASSERT_EQ(run_bipo(serial, (folder / "serial.log").string()), 0)
+      << read_text(folder / "serial.log");
+  ASSERT_EQ(run_mpi(2, parallel, folder / "log.txt"), 0) << read_text(folder / "log.txt");
+  const std::string log = read_text(folder / "log.txt");
+  EXPECT_EQ(lines_with(log, "wrote "), 1) << log;
+  EXPECT_EQ(lines_with(log, ": 870 nodes"), 1) << log;  // (5 + 1) ((6 + 1)^2 + 4 6 4)
+  const std::string serial_bytes = read_text(folder / "serial.msh");
+  EXPECT_GT(serial_bytes.size(), 10000u);
+  EXPECT_TRUE(read_text(folder / "ranks.msh") == serial_bytes);
+}
+
+TEST(MpiRun, MeshToAMissingFolderOnTwoRanksExitsWithCode2AndOneMessage) {
+  const fs::path folder = fresh_folder("mesh_error");
+  const fs::path target = folder / "no_such_folder" / "cylinder.msh";
+  const int code = run_mpi(2, {"mesh", "cylinder", "-o", target.string()}, folder / "log.txt");
+  const std::string log = read_text(folder / "log.txt");
+  EXPECT_EQ(code, 2) << log;
+  EXPECT_EQ(bipo_message_lines(log), 1) << log;
+  EXPECT_NE(log.find("cylinder.msh"), std::string::npos) << log;
+  EXPECT_EQ(lines_with(log, "wrote "), 0) << log;
+  EXPECT_FALSE(fs::exists(folder / "no_such_folder"));
 }
 
 class MpiStudy : public testing::TestWithParam<std::pair<std::string, int>> {};
