@@ -144,17 +144,21 @@ void check_ranks_agree(const Analysis& analysis, double position) {
   throw NumericalError(message.str());
 }
 
+int ranks_on_this_machine() {
+  if (!launched_by_mpi()) return 1;
+  int local_ranks = 0;
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE"})
+    if (local_ranks == 0) local_ranks = environment_count(name);
+  return local_ranks > 0 ? local_ranks : std::max(1, parallel_size());
+}
+
 std::optional<int> threads_per_rank() {
   // Also on one rank: mpirun may have bound it to fewer cores than the machine's.
   if (!launched_by_mpi() || environment_count("OMP_NUM_THREADS") > 0 ||
       environment_count("OPENBLAS_NUM_THREADS") > 0)
     return std::nullopt;
-  int local_ranks = 0;
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE"})
-    if (local_ranks == 0) local_ranks = environment_count(name);
-  if (local_ranks == 0) local_ranks = parallel_size();
   const int processors = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  int threads = std::max(1, processors / local_ranks);
+  int threads = std::max(1, processors / ranks_on_this_machine());
   // mpirun may bind each rank to some cores: it then has only those.
   cpu_set_t bound;
   if (sched_getaffinity(0, sizeof bound, &bound) == 0)

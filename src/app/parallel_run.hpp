@@ -97,6 +97,10 @@ void agree_on_exit_code(int exit_code, const std::string& line);
 /// differ. A collective; nothing on one rank.
 void check_ranks_agree(const Analysis& analysis, double position);
 
+/// The ranks of this run on this machine (the launcher's local size; 1
+/// for a process not started by mpirun).
+[[nodiscard]] int ranks_on_this_machine();
+
 /// The threads each rank may use under mpirun: processors / ranks on this
 /// machine, at most the cores mpirun bound the rank to, at least 1; nullopt
 /// for a process not started by mpirun, or when OMP_NUM_THREADS or

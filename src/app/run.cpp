@@ -88,6 +88,12 @@ class CaseLog {
   std::string prefix_;
 };
 
+/// Every rank holds the dense contact path's matrices: the ranks on one
+/// machine share its memory (SetupChoices::available_memory).
+double available_memory_per_rank() {
+  return available_memory_bytes() / ranks_on_this_machine();
+}
+
 }  // namespace
 
 namespace {
@@ -126,7 +132,8 @@ void check_case(const Case& c, std::ostream& log) {
   // Validation against the mesh happens in the Analysis constructor; the
   // factorization it also does costs about one increment and proves that the
   // conditions remove every rigid-body motion.
-  const Analysis analysis(c, mesh, nullptr, {nullptr, case_blas_threads(c)});
+  const Analysis analysis(c, mesh, nullptr,
+                          {nullptr, case_blas_threads(c), available_memory_per_rank});
   log << c.source.string() << ": OK: " << mesh.n_nodes() << " nodes, " << describe_elements(mesh)
       << ", " << analysis.n_free() << " free dofs, " << analysis.contact_mesh_nodes().size()
       << " contact nodes, " << c.program.n_increments() << " increments in "
@@ -193,6 +200,7 @@ SetupChoices setup_choices(const Case& c, const SharedSetups::Claim& claim,
     choices.blas_threads = [&blas_threads](int) { return *blas_threads; };
   else
     choices.blas_threads = case_blas_threads(c);
+  choices.available_memory = available_memory_per_rank;
   return choices;
 }
 

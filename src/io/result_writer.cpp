@@ -645,6 +645,7 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   // How the run was spread over MPI ranks (docs/parallel.md).
   j["parallel"] = {{"ranks", run_.parallel_ranks}, {"linear_solver", run_.linear_solver}};
   j["contact_solver"] = {{"kind", run_.contact_solver},
+                         {"reason", run_.contact_solver_reason},
                          {"factorizations", total_contact_factorizations_},
                          {"gmres_iterations", total_contact_linear_iterations_}};
   j["steps_converged"] = n_steps_;

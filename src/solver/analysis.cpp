@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "parallel/parallel_runtime.hpp"
+#include "solver/contact_path.hpp"
 #include "solver/sparse_contact.hpp"
 
 namespace bipo {
@@ -256,7 +257,8 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     share_setup_from(*donor, rho_override);
   } else {
     assemble_and_split_stiffness();
-    if (uses_sparse_contact())
+    contact_path_ = choose_contact_path_for_setup(choices);
+    if (contact_path_.sparse)
       set_up_sparse_contact_operator(rho_override);
     else
       condense_contact_operators(rho_override);
@@ -431,6 +433,8 @@ void Analysis::share_setup_from(const Analysis& donor, const std::vector<double>
   k_ff_ = donor.k_ff_;
   k_fp_ = donor.k_fp_;
   solver_ = donor.solver_;
+  contact_path_ = donor.contact_path_;
+  contact_path_.reason += " (the set-up of " + donor.case_.source.filename().string() + ")";
   contact_->set_condensed_operators(donor.contact_->condensed_operators(), rho_override);
 }
 
@@ -487,35 +491,24 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
   }
 
   // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
-  // derives the Delassus operator W = S^-1 from it.
+  // derives the Delassus operator W = S^-1 from it. In place, block by
+  // block: a second (3m)^2 matrix here was the run's peak of memory
+  // (docs/performance.md, "The automatic choice of the contact path").
   start = std::chrono::steady_clock::now();
-  Eigen::MatrixXd s_local(3 * m, 3 * m);
   for (int j = 0; j < m; ++j)
-    for (int i = 0; i < m; ++i)
-      s_local.block<3, 3>(3 * i, 3 * j) =
-          block_to_local(contact_->frame(i), s_xyz.block<3, 3>(3 * i, 3 * j), contact_->frame(j));
-  contact_->set_condensed_stiffness(std::move(s_local), rho_override);
+    for (int i = 0; i < m; ++i) {
+      const Eigen::Matrix3d s_ij = s_xyz.block<3, 3>(3 * i, 3 * j);
+      s_xyz.block<3, 3>(3 * i, 3 * j) =
+          block_to_local(contact_->frame(i), s_ij, contact_->frame(j));
+    }
+  contact_->set_condensed_stiffness(std::move(s_xyz), rho_override);
   timings_.delassus = seconds_since(start);
 }
 
-bool Analysis::uses_sparse_contact() const {
-  switch (case_.solver.contact_solver) {
-    case ContactSolverChoice::dense:
-      return false;
-    case ContactSolverChoice::sparse:
-      return contact_->n_nodes() > 0;
-    case ContactSolverChoice::automatic:
-      break;
-  }
-  // The dense path holds about three (3m)^2 matrices at once (S, W and the
-  // Newton system); it is never chosen when they would take more than 40 %
-  // of the machine's memory, whatever the crossover says.
-  const double m = contact_->n_nodes();
-  const double dense_bytes = 3.0 * (3.0 * m) * (3.0 * m) * sizeof(double);
-  const double memory =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  return contact_->n_nodes() >= sparse_contact_crossover ||
-         (memory > 0.0 && dense_bytes > 0.4 * memory);
+ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& choices) const {
+  const double available =
+      choices.available_memory ? choices.available_memory() : available_memory_bytes();
+  return choose_contact_path(case_.solver.contact_solver, contact_->n_nodes(), available);
 }
 
 /// The factorization of K_ff (CHOLMOD's own ordering) and the sparse

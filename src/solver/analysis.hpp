@@ -25,6 +25,7 @@
 #include "fem/elasticity.hpp"
 #include "mesh/mesh.hpp"
 #include "model/case.hpp"
+#include "solver/contact_path.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace bipo {
@@ -65,11 +66,6 @@ struct StepResult {
 /// `solver.law_tolerance`.
 inline constexpr double recovered_certificate_factor = 100.0;
 
-/// With solver.contact_solver: auto, the contact problem uses the sparse
-/// Delassus operator from this many contact nodes on (docs/performance.md,
-/// "Scale": where the sparse path becomes the faster one).
-inline constexpr int sparse_contact_crossover = 4000;
-
 /// Wall-clock seconds of the set-up phases.
 struct SetupTimings {
   double assembly = 0.0, factorization = 0.0, delassus = 0.0;
@@ -93,6 +89,10 @@ struct SetupChoices {
   /// solver/blas_threads.hpp) and says what is in effect, for the summary.
   /// Empty: the threads are left as they are.
   std::function<std::string(int n_free)> blas_threads;
+  /// The memory this analysis may count on, in bytes, for the automatic
+  /// choice of the contact path (solver/contact_path.hpp). Empty: the
+  /// machine's MemAvailable.
+  std::function<double()> available_memory;
 };
 
 class Analysis {
@@ -149,6 +149,8 @@ class Analysis {
   /// converged state, accumulated slip (global vector) and dissipation.
   [[nodiscard]] const NodeToPlaneContact& contact() const { return *contact_; }
   /// "dense" or "sparse": how the contact problem's operator is held.
+  /// The contact path chosen at set-up and why (the donor's when shared).
+  [[nodiscard]] const ContactPathChoice& contact_path() const { return contact_path_; }
   [[nodiscard]] std::string contact_solver() const {
     return contact_->condensed_operators() && !contact_->condensed_operators()->dense() ? "sparse"
                                                                                         : "dense";
@@ -193,7 +195,7 @@ class Analysis {
   void share_setup_from(const Analysis& donor, const std::vector<double>& rho_override);
   void assemble_and_split_stiffness();
   void condense_contact_operators(const std::vector<double>& rho_override);
-  [[nodiscard]] bool uses_sparse_contact() const;
+  [[nodiscard]] ContactPathChoice choose_contact_path_for_setup(const SetupChoices& choices) const;
   void set_up_sparse_contact_operator(const std::vector<double>& rho_override);
   void measure_stiffness_norm();
   void set_up_load_patterns();
@@ -246,6 +248,7 @@ class Analysis {
   double stiffness_norm_ = 0.0;  // max_i sum_j |K_ij|
   SetupTimings timings_;
   std::string blas_threads_;
+  ContactPathChoice contact_path_;
   bool shares_setup_ = false;
   std::filesystem::path setup_donor_case_;
 

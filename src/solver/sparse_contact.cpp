@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "solver/contact_path.hpp"
 
 namespace bipo {
 
@@ -55,23 +56,6 @@ bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, doubl
   const double second = 1.1 * 8.0 * factor_nonzeros + 12.0 * stiffness_nonzeros;
   return second <= 0.5 * available_bytes;
 }
-
-namespace {
-
-/// The memory the kernel says a new allocation can take without swapping
-/// (MemAvailable), or the free physical memory where it does not say.
-double available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0.0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return 1024.0 * kib;
-  return static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) *
-         static_cast<double>(sysconf(_SC_PAGE_SIZE));
-}
-
-}  // namespace
 
 SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
   std::call_once(preconditioner_decided_, [this] {

@@ -61,6 +61,7 @@ RunDescription describe_run(const Analysis& analysis) {
       analysis.factor_nonzeros(),
       analysis.blas_threads(),
       analysis.contact_solver(),
+      analysis.contact_path().reason,
       analysis.shares_setup(),
       analysis.certificate_acceptance(),
       analysis.position(),

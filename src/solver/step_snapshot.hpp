@@ -45,6 +45,7 @@ struct RunDescription {
   double factor_nonzeros = 0.0;
   std::string blas_threads;             ///< the BLAS threads in effect, as text
   std::string contact_solver;           ///< "dense" or "sparse" (Analysis::contact_solver)
+  std::string contact_solver_reason;    ///< why (ContactPathChoice::reason)
   bool setup_shared = false;            ///< set-up taken from another case's analysis
   double certificate_acceptance = 0.0;  ///< see Analysis::certificate_acceptance
   double start_position = 0.0;          ///< program position before the first step

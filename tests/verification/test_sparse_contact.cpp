@@ -17,6 +17,7 @@
 
 #include "mesh/generate.hpp"
 #include "solver/analysis.hpp"
+#include "solver/contact_path.hpp"
 #include "solver/sparse_contact.hpp"
 
 namespace bipo {
@@ -132,6 +133,37 @@ TEST(SparseContactPath, TakesTheSecondFactorizationOnlyWhereItFitsInHalfTheMemor
     ASSERT_NE(op, nullptr);
     EXPECT_EQ(op->preconditioner(), expected);
   }
+}
+
+// solver.contact_solver: auto takes the dense path while its matrices fit
+// in half of the memory the application says is available
+// (SetupChoices::available_memory), the sparse path beyond, and says why;
+// both solve the same problem: the first increment's forces agree.
+TEST(SparseContactPath, AutomaticChoiceFollowsTheMemoryAvailable) {
+  const Case c = cylinder_case({0.3, 0.3, 0.3, 0.3}, ContactSolverChoice::automatic);
+  Case forced = c;
+  forced.solver.contact_solver = ContactSolverChoice::dense;
+  const int m = Analysis(forced, small_cylinder()).contact().n_nodes();
+  ASSERT_GT(m, 0);
+  const double needed = dense_contact_path_bytes(m);
+  SetupChoices plenty, scarce;
+  plenty.available_memory = [needed] { return 2.0 * needed; };
+  scarce.available_memory = [needed] { return 1.99 * needed; };
+  Analysis dense(c, small_cylinder(), nullptr, plenty),
+      sparse(c, small_cylinder(), nullptr, scarce);
+  EXPECT_EQ(dense.contact_solver(), "dense");
+  EXPECT_EQ(sparse.contact_solver(), "sparse");
+  EXPECT_EQ(dense.contact_path().reason.rfind("auto: dense: ", 0), 0u)
+      << dense.contact_path().reason;
+  EXPECT_EQ(sparse.contact_path().reason.rfind("auto: sparse: ", 0), 0u)
+      << sparse.contact_path().reason;
+  const StepResult a = dense.advance_to(1), b = sparse.advance_to(1);
+  EXPECT_NEAR(b.contact_normal_force, a.contact_normal_force,
+              1e-8 * std::abs(a.contact_normal_force));
+  // A forced path ignores the memory.
+  EXPECT_EQ(Analysis(forced, small_cylinder(), nullptr, scarce).contact_solver(), "dense");
+  forced.solver.contact_solver = ContactSolverChoice::sparse;
+  EXPECT_EQ(Analysis(forced, small_cylinder(), nullptr, plenty).contact_solver(), "sparse");
 }
 
 TEST(SparseContactPath, GivesTheDenseResultsForEveryLaw) {
