@@ -23,9 +23,19 @@ inline constexpr double dense_path_matrices = 5.5;
 /// rest is left to the stiffness' factor, which both paths need.
 inline constexpr double dense_path_memory_share = 0.5;
 
-/// The memory the kernel says new allocations can take without swapping
-/// (MemAvailable), or the free physical memory where it does not say.
+/// The memory new allocations can take without swapping: the kernel's
+/// MemAvailable (or the free physical memory where it does not say), and
+/// no more than the memory limit of this process's control group (a batch
+/// scheduler's job, a container) leaves, when it has one.
 [[nodiscard]] double available_memory_bytes();
+
+/// What a control group's memory limit leaves: limit - (usage - inactive
+/// file cache, which the kernel reclaims first), from the texts of its
+/// files (v2: memory.max, memory.current, memory.stat; v1:
+/// memory.limit_in_bytes, memory.usage_in_bytes, memory.stat). Negative
+/// when there is no limit ("max", or v1's page-rounded 2^63).
+[[nodiscard]] double cgroup_available_bytes(const std::string& limit, const std::string& usage,
+                                            const std::string& stat);
 
 struct ContactPathChoice {
   bool sparse = false;

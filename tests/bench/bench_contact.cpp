@@ -76,9 +76,11 @@ Run run_case(const bipo::Case& c, const bipo::Mesh& mesh, double time_limit = 0.
   const auto start = Clock::now();
   bipo::Analysis analysis(
       c, mesh, std::make_unique<CountingSolver>(&run.log),
-      {nullptr, [&](int n_free) {
+      {nullptr,
+       [&](int n_free) {
          return bipo::apply_blas_threads(bipo::blas_threads_for(c.solver.blas_threads, n_free));
-       }});
+       },
+       nullptr});
   run.setup_wall = seconds_since(start);
   run.setup = analysis.timings();
   run.n_free = analysis.n_free();

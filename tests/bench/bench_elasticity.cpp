@@ -123,9 +123,11 @@ Row measure(const Size& size, int reps, int n_increments) {
     const bipo::Case c = linear_case(n_increments);
     bipo::Analysis analysis(
         c, mesh, std::make_unique<CountingSolver>(&log),
-        {nullptr, [&](int n_free) {
+        {nullptr,
+         [&](int n_free) {
            return bipo::apply_blas_threads(bipo::blas_threads_for(c.solver.blas_threads, n_free));
-         }});
+         },
+         nullptr});
     const int solves_before = log.solves;
     std::vector<double> per_increment;
     for (int inc = 1; inc <= n_increments; ++inc) {

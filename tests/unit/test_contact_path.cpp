@@ -2,6 +2,9 @@
 // memory model against the peaks measured on the whole punch cylinder, and
 // the rule (forced paths, no contact, the memory budget's edge).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "solver/contact_path.hpp"
 
@@ -55,6 +58,35 @@ TEST(ContactPath, AutomaticChoiceKeepsTheDenseMatricesWithinHalfTheMemory) {
     EXPECT_NE(fits.reason.find(std::to_string(m) + " contact nodes"), std::string::npos)
         << fits.reason;
   }
+}
+
+// A batch job's or a container's limit (docs/case-file.md,
+// solver.contact_solver): the texts of the control group's files, as the
+// kernel writes them.
+TEST(ContactPath, ReadsWhatAControlGroupsMemoryLimitLeaves) {
+  // v2, no limit.
+  EXPECT_LT(cgroup_available_bytes("max\n", "2147483648\n", "anon 1\n"), 0.0);
+  // v1, no limit: 2^63 rounded down to a page.
+  EXPECT_LT(cgroup_available_bytes("9223372036854771712\n", "1142542336\n", ""), 0.0);
+  // v2, 8 GiB, 2 GiB used of which 1 GiB inactive file cache: 7 GiB left.
+  EXPECT_EQ(cgroup_available_bytes("8589934592\n", "2147483648\n",
+                                   "anon 1073741824\nfile 1073741824\ninactive_file 1073741824\n"),
+            7.0 * gib);
+  // v1: the hierarchical total_inactive_file (usage_in_bytes is hierarchical).
+  EXPECT_EQ(cgroup_available_bytes("4294967296\n", "3221225472\n",
+                                   "inactive_file 0\ntotal_inactive_file 2147483648\n"),
+            3.0 * gib);  // 4 GiB - (3 GiB - 2 GiB)
+  // Over the limit: nothing left; unreadable files: no limit known.
+  EXPECT_EQ(cgroup_available_bytes("1073741824\n", "2147483648\n", ""), 0.0);
+  EXPECT_LT(cgroup_available_bytes("", "", ""), 0.0);
+}
+
+TEST(ContactPath, AvailableMemoryIsPositiveAndAtMostThePhysicalMemory) {
+  const double physical =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double available = available_memory_bytes();
+  EXPECT_GT(available, 0.0);
+  EXPECT_LE(available, physical);
 }
 
 }  // namespace

@@ -363,11 +363,13 @@ void PetscLinearSolver::check_set_up() {
     check(MatMumpsGetRinfog(factor, 3, &flops), "MatMumpsGetRinfog");
     factorization_flops_ = flops;
   }
+  // Out of memory is not a numerical failure: cutting the increment would
+  // not need less (core/errors.hpp, OutOfMemoryError).
   if (reason == PC_FACTOR_OUTMEMORY)
-    throw NumericalError("PETSc " + std::string(method_name(settings_.method)) +
-                         " set-up failed: the factorization ran out of memory or of MUMPS's "
-                         "workspace (PC_FACTOR_OUTMEMORY); solver.petsc.method: cg_gamg needs "
-                         "far less memory on large meshes (docs/parallel.md)");
+    throw OutOfMemoryError("PETSc " + std::string(method_name(settings_.method)) +
+                           " set-up failed: the factorization ran out of memory or of MUMPS's "
+                           "workspace (PC_FACTOR_OUTMEMORY); " +
+                           out_of_memory_hint);
   if (reason != PC_NOERROR || negative_pivots > 0)
     throw NumericalError(
         "PETSc " + std::string(method_name(settings_.method)) +
