@@ -35,10 +35,6 @@ class SystemError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-}  // namespace bipo
-
-namespace bipo {
-
 /// The machine has not the memory the case needs (an allocation refused:
 /// a factorization, the dense contact matrices, any std::bad_alloc): the
 /// message says what could not be allocated, its size when known, and
@@ -49,10 +45,6 @@ class OutOfMemoryError : public SystemError {
  public:
   using SystemError::SystemError;
 };
-
-}  // namespace bipo
-
-namespace bipo {
 
 /// What needs less memory, for the messages of OutOfMemoryError (the keys
 /// of docs/case-file.md, "solver").
