@@ -227,8 +227,10 @@ std::string header_line(const Case& c, const Mesh& mesh, const Analysis& analysi
   std::ostringstream header;
   header << "bipo " << version_string << ": " << case_label(c, c.source.filename().string()) << ": "
          << mesh.n_nodes() << " nodes, " << describe_elements(mesh) << ", "
-         << analysis.contact_mesh_nodes().size() << " contact nodes, " << analysis.n_free()
-         << " unknowns; ";
+         << analysis.contact_mesh_nodes().size() << " contact nodes";
+  // Which contact path ran matters for time and memory (summary.json says why).
+  if (!analysis.contact_mesh_nodes().empty()) header << " (" << analysis.contact_solver() << ")";
+  header << ", " << analysis.n_free() << " unknowns; ";
   if (analysis.shares_setup())
     header << "set-up shared with " << analysis.setup_donor_case().filename().string();
   else
