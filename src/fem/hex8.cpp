@@ -3,6 +3,8 @@
 #include <Eigen/LU>
 #include <cmath>
 
+#include "fem/strain_displacement.hpp"
+
 namespace bipo {
 
 Matrix6d isotropic_elasticity(double young, double poisson) {
@@ -46,22 +48,7 @@ void hex8_strain_displacement(const HexCoordinates& x, const Eigen::Vector3d& xi
     dn_dxi(1, a) = 0.125 * ref(a, 1) * f0 * f2;
     dn_dxi(2, a) = 0.125 * ref(a, 2) * f0 * f1;
   }
-  const Eigen::Matrix3d jacobian = dn_dxi * x;  // J(k, j) = d x_j / d xi_k
-  det_j = jacobian.determinant();
-  const Eigen::Matrix<double, 3, 8> dn_dx = jacobian.inverse() * dn_dxi;
-  b.setZero();
-  for (int a = 0; a < 8; ++a) {
-    const int c = 3 * a;
-    b(0, c) = dn_dx(0, a);
-    b(1, c + 1) = dn_dx(1, a);
-    b(2, c + 2) = dn_dx(2, a);
-    b(3, c + 1) = dn_dx(2, a);
-    b(3, c + 2) = dn_dx(1, a);
-    b(4, c) = dn_dx(2, a);
-    b(4, c + 2) = dn_dx(0, a);
-    b(5, c) = dn_dx(1, a);
-    b(5, c + 1) = dn_dx(0, a);
-  }
+  strain_displacement<8>(dn_dxi, x, b, det_j);
 }
 
 Matrix24d hex8_stiffness(const HexCoordinates& x, const Matrix6d& d) {
