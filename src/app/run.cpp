@@ -133,7 +133,7 @@ void check_case(const Case& c, std::ostream& log) {
   // factorization it also does costs about one increment and proves that the
   // conditions remove every rigid-body motion.
   const Analysis analysis(c, mesh, nullptr,
-                          {nullptr, case_blas_threads(c), available_memory_per_rank});
+                          {nullptr, case_blas_threads(c), available_memory_per_rank, nullptr});
   log << c.source.string() << ": OK: " << mesh.n_nodes() << " nodes, " << describe_elements(mesh)
       << ", " << analysis.n_free() << " free dofs, " << analysis.contact_mesh_nodes().size()
       << " contact nodes, " << c.program.n_increments() << " increments in "
@@ -207,9 +207,11 @@ SetupChoices setup_choices(const Case& c, const SharedSetups::Claim& claim,
 /// Sets up case `c` on `mesh`: shares a set-up of `shared` when one fits,
 /// else offers its own to the cases that start later.
 std::shared_ptr<Analysis> set_up_case(const Case& c, const Mesh& mesh, SharedSetups& shared,
-                                      const std::optional<std::string>& blas_threads) {
+                                      const std::optional<std::string>& blas_threads,
+                                      std::function<void(const std::string&)> progress) {
   const SharedSetups::Claim claim = shared.claim();
-  const SetupChoices choices = setup_choices(c, claim, blas_threads);
+  SetupChoices choices = setup_choices(c, claim, blas_threads);
+  choices.progress = std::move(progress);
   std::shared_ptr<Analysis> created;
   try {
     created = std::make_shared<Analysis>(c, mesh, nullptr, choices);
@@ -304,7 +306,22 @@ void run_on_mesh(const Case& c, const Mesh& mesh, SharedSetups& shared,
                  const std::optional<std::string>& blas_threads, const RunOptions& options,
                  CaseLog& log) {
   const auto start = std::chrono::steady_clock::now();
-  const std::shared_ptr<Analysis> created = set_up_case(c, mesh, shared, blas_threads);
+  // A long set-up (minutes on a large contact zone) shows its phases with
+  // the time so far: all of them on a mesh of 10,000 elements or more (its
+  // factorization takes seconds), else those that start a second or more
+  // into it.
+  std::function<void(const std::string&)> progress;
+  if (!options.quiet)
+    progress = [&log, start, large = mesh.n_elements() >= 10000](const std::string& phase) {
+      const double elapsed = seconds_since(start);
+      if (!large && elapsed < 1.0) return;
+      std::ostringstream line;
+      line << "set-up, " << std::fixed << std::setprecision(1) << elapsed << " s: " << phase
+           << "\n";
+      log.write(line.str());
+    };
+  const std::shared_ptr<Analysis> created =
+      set_up_case(c, mesh, shared, blas_threads, std::move(progress));
   Analysis& analysis = *created;
   const fs::path directory = options.output_directory.value_or(c.output.directory);
   if (!options.quiet) log.write(header_line(c, mesh, analysis, directory), false);

@@ -253,9 +253,12 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   blas_threads_ = choices.blas_threads ? choices.blas_threads(partition_->n_free()) : "not set";
   const Analysis* donor = choices.setup_donor ? choices.setup_donor(*this) : nullptr;
   const std::vector<double> rho_override = rho_overrides(case_);
+  setup_progress_ = choices.progress;
   if (donor != nullptr) {
     share_setup_from(*donor, rho_override);
   } else {
+    report_setup_phase("assembling the stiffness of " + std::to_string(mesh_.n_elements()) +
+                       " elements");
     assemble_and_split_stiffness();
     contact_path_ = choose_contact_path_for_setup(choices);
     if (contact_path_.sparse)
@@ -264,7 +267,9 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       condense_contact_operators(rho_override);
   }
   measure_stiffness_norm();
+  report_setup_phase("solving for the free motions of the load patterns");
   set_up_load_patterns();
+  setup_progress_ = nullptr;  // the application's callback may not outlive the set-up
   start_at_rest();
   if (case_.wear) set_up_wear();
 }
@@ -465,6 +470,12 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
       condensed_dofs.push_back(contact_free_dofs_[j]);
       condensed_rows.push_back(j);
     }
+  report_setup_phase(
+      m == 0 ? "factorizing the stiffness (" + std::to_string(k_ff_.rows()) + " unknowns)"
+             : "factorizing the stiffness (" + std::to_string(k_ff_.rows()) +
+                   " unknowns) with the contact unknowns last and condensing onto them (dense "
+                   "contact path: " +
+                   std::to_string(condensed_dofs.size()) + " contact unknowns)");
   Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, condensed_dofs);
   timings_.factorization = seconds_since(start);
   if (static_cast<int>(condensed_dofs.size()) < 3 * m) {
@@ -501,8 +512,13 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
       s_xyz.block<3, 3>(3 * i, 3 * j) =
           block_to_local(contact_->frame(i), s_ij, contact_->frame(j));
     }
+  if (m > 0) report_setup_phase("inverting the condensed stiffness: the Delassus operator W");
   contact_->set_condensed_stiffness(std::move(s_xyz), rho_override);
   timings_.delassus = seconds_since(start);
+}
+
+void Analysis::report_setup_phase(const std::string& phase) const {
+  if (setup_progress_) setup_progress_(phase);
 }
 
 ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& choices) const {
@@ -518,9 +534,12 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   auto k_lower = std::make_shared<SparseMatrix>(k_ff_.triangularView<Eigen::Lower>());
   k_lower->makeCompressed();
   k_ff_ = SparseMatrix();  // not needed after the set-up; the lower triangle is kept
+  report_setup_phase("factorizing the stiffness (" + std::to_string(k_lower->rows()) +
+                     " unknowns; sparse contact path)");
   solver_->factorize_lower(*k_lower, false);
   timings_.factorization = seconds_since(start);
   start = std::chrono::steady_clock::now();
+  report_setup_phase("estimating the Delassus operator's diagonal blocks");
   ContactDofs dofs{contact_free_dofs_, {}, {}};
   for (int i = 0; i < contact_->n_nodes(); ++i) {
     dofs.frames.push_back(contact_->frame(i));

@@ -93,6 +93,11 @@ struct SetupChoices {
   /// choice of the contact path (solver/contact_path.hpp). Empty: the
   /// machine's MemAvailable.
   std::function<double()> available_memory;
+  /// Called as each phase of the set-up starts, with what it does (e.g.
+  /// "factorizing the stiffness (248880 unknowns) ..."), for progress lines
+  /// on long set-ups; not called once the constructor has returned. Empty:
+  /// silent.
+  std::function<void(const std::string& phase)> progress;
 };
 
 class Analysis {
@@ -196,6 +201,7 @@ class Analysis {
   void assemble_and_split_stiffness();
   void condense_contact_operators(const std::vector<double>& rho_override);
   [[nodiscard]] ContactPathChoice choose_contact_path_for_setup(const SetupChoices& choices) const;
+  void report_setup_phase(const std::string& phase) const;
   void set_up_sparse_contact_operator(const std::vector<double>& rho_override);
   void measure_stiffness_norm();
   void set_up_load_patterns();
@@ -249,6 +255,7 @@ class Analysis {
   SetupTimings timings_;
   std::string blas_threads_;
   ContactPathChoice contact_path_;
+  std::function<void(const std::string&)> setup_progress_;  ///< during the constructor only
   bool shares_setup_ = false;
   std::filesystem::path setup_donor_case_;
 

@@ -80,7 +80,7 @@ Run run_case(const bipo::Case& c, const bipo::Mesh& mesh, double time_limit = 0.
        [&](int n_free) {
          return bipo::apply_blas_threads(bipo::blas_threads_for(c.solver.blas_threads, n_free));
        },
-       nullptr});
+       nullptr, nullptr});
   run.setup_wall = seconds_since(start);
   run.setup = analysis.timings();
   run.n_free = analysis.n_free();

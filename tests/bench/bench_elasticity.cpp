@@ -127,7 +127,7 @@ Row measure(const Size& size, int reps, int n_increments) {
          [&](int n_free) {
            return bipo::apply_blas_threads(bipo::blas_threads_for(c.solver.blas_threads, n_free));
          },
-         nullptr});
+         nullptr, nullptr});
     const int solves_before = log.solves;
     std::vector<double> per_increment;
     for (int inc = 1; inc <= n_increments; ++inc) {

@@ -166,6 +166,31 @@ TEST(SparseContactPath, AutomaticChoiceFollowsTheMemoryAvailable) {
   EXPECT_EQ(Analysis(forced, small_cylinder(), nullptr, plenty).contact_solver(), "sparse");
 }
 
+// The set-up reports its phases as they start (SetupChoices::progress,
+// which bipo run prints on long set-ups), in order, on either path.
+TEST(SparseContactPath, SetUpReportsItsPhasesInOrder) {
+  for (const auto kind : {ContactSolverChoice::dense, ContactSolverChoice::sparse}) {
+    std::vector<std::string> phases;
+    SetupChoices choices;
+    choices.progress = [&phases](const std::string& phase) { phases.push_back(phase); };
+    const Analysis analysis(cylinder_case({0.3, 0.3, 0.3, 0.3}, kind), small_cylinder(), nullptr,
+                            choices);
+    const bool sparse = kind == ContactSolverChoice::sparse;
+    SCOPED_TRACE(sparse ? "sparse" : "dense");
+    ASSERT_EQ(phases.size(), 4u);
+    EXPECT_EQ(phases[0], "assembling the stiffness of " +
+                             std::to_string(small_cylinder().n_elements()) + " elements");
+    const std::string unknowns = "(" + std::to_string(analysis.n_free()) + " unknowns";
+    EXPECT_EQ(phases[1].rfind("factorizing the stiffness " + unknowns, 0), 0u) << phases[1];
+    EXPECT_NE(phases[1].find(sparse ? "sparse contact path" : "dense contact path"),
+              std::string::npos)
+        << phases[1];
+    EXPECT_EQ(phases[2], sparse ? "estimating the Delassus operator's diagonal blocks"
+                                : "inverting the condensed stiffness: the Delassus operator W");
+    EXPECT_EQ(phases[3], "solving for the free motions of the load patterns");
+  }
+}
+
 TEST(SparseContactPath, GivesTheDenseResultsForEveryLaw) {
   const Mesh& mesh = small_cylinder();
   const std::vector<FrictionParams> laws = {
