@@ -2,15 +2,12 @@
 // sparse_contact.hpp and docs/architecture.md, "The sparse contact path".
 #include "solver/sparse_contact.hpp"
 
-#include <unistd.h>
-
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <utility>

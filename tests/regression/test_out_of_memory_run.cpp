@@ -11,16 +11,8 @@
 
 #include <regex>
 
+#include "../sanitized_build.hpp"
 #include "punch_support.hpp"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define BIPO_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BIPO_TEST_SANITIZED 1
-#endif
 
 namespace {
 

@@ -15,19 +15,10 @@
 #include <regex>
 #include <string>
 
+#include "../sanitized_build.hpp"
 #include "app/exit_status.hpp"
 #include "core/errors.hpp"
 #include "solver/linear_solver.hpp"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define BIPO_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BIPO_TEST_SANITIZED 1
-#endif
 
 namespace bipo {
 namespace {
