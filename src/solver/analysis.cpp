@@ -260,11 +260,14 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     report_setup_phase("assembling the stiffness of " + std::to_string(mesh_.n_elements()) +
                        " elements");
     assemble_and_split_stiffness();
+    const auto choice_start = std::chrono::steady_clock::now();
     contact_path_ = choose_contact_path_for_setup(choices);
+    const double choice_seconds = seconds_since(choice_start);  // a symbolic analysis, at most
     if (contact_path_.sparse)
       set_up_sparse_contact_operator(rho_override);
     else
       condense_contact_operators(rho_override);
+    timings_.factorization += choice_seconds;
   }
   measure_stiffness_norm();
   report_setup_phase("solving for the free motions of the load patterns");
@@ -521,10 +524,20 @@ void Analysis::report_setup_phase(const std::string& phase) const {
   if (setup_progress_) setup_progress_(phase);
 }
 
-ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& choices) const {
+ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& choices) {
   const double available =
       choices.available_memory ? choices.available_memory() : available_memory_bytes();
-  return choose_contact_path(case_.solver.contact_solver, contact_->n_nodes(), available);
+  // Called only where the dense path's matrices alone do not decide.
+  const auto stiffness_run = [this]() {
+    report_setup_phase("analysing the stiffness' factor to choose the contact path");
+    SparseMatrix lower = k_ff_.triangularView<Eigen::Lower>();
+    lower.makeCompressed();
+    const double factor_bytes = solver_->analyzed_factor_bytes(lower);
+    return factor_bytes < 0.0 ? -1.0
+                              : stiffness_run_bytes(factor_bytes, static_cast<int>(k_ff_.rows()));
+  };
+  return choose_contact_path(case_.solver.contact_solver, contact_->n_nodes(), available,
+                             stiffness_run);
 }
 
 /// The factorization of K_ff (CHOLMOD's own ordering) and the sparse

@@ -200,7 +200,7 @@ class Analysis {
   void share_setup_from(const Analysis& donor, const std::vector<double>& rho_override);
   void assemble_and_split_stiffness();
   void condense_contact_operators(const std::vector<double>& rho_override);
-  [[nodiscard]] ContactPathChoice choose_contact_path_for_setup(const SetupChoices& choices) const;
+  [[nodiscard]] ContactPathChoice choose_contact_path_for_setup(const SetupChoices& choices);
   void report_setup_phase(const std::string& phase) const;
   void set_up_sparse_contact_operator(const std::vector<double>& rho_override);
   void measure_stiffness_norm();

@@ -327,6 +327,26 @@ class CholmodSolver final : public LinearSolver {
 
   [[nodiscard]] double factorization_flops() const override { return analysis_flops_; }
 
+  // The supernodal factor's values and row indices, as throw_failure counts
+  // them; the analysis is CHOLMOD's own ordering, as factorize_lower's.
+  [[nodiscard]] double analyzed_factor_bytes(const SparseMatrix& lower) override {
+    if (!lower.isCompressed())
+      throw NumericalError("analyzed_factor_bytes: the matrix is not compressed");
+    cholmod_sparse view = lower_view(const_cast<SparseMatrix&>(lower));  // NOLINT
+    cholmod_factor* symbolic = cholmod_analyze(&view, &common_);
+    if (!symbolic) {
+      if (common_.status == CHOLMOD_OUT_OF_MEMORY)
+        throw OutOfMemoryError("CHOLMOD's analysis of the stiffness (" + std::to_string(view.nrow) +
+                               " unknowns) ran out of memory; " + out_of_memory_hint);
+      return -1.0;
+    }
+    const double bytes = symbolic->is_super ? 8.0 * static_cast<double>(symbolic->xsize) +
+                                                  4.0 * static_cast<double>(symbolic->ssize)
+                                            : -1.0;
+    cholmod_free_factor(&symbolic, &common_);
+    return bytes;
+  }
+
   [[nodiscard]] std::string name() const override { return "CHOLMOD supernodal Cholesky"; }
 
  private:

@@ -107,9 +107,15 @@ std::string memory_text(double bytes) {
 
 }  // namespace
 
-static_assert(dense_path_memory_share == 0.5, "the reason's text says half");
+double stiffness_run_bytes(double factor_bytes, int unknowns) {
+  return factor_bytes + stiffness_run_bytes_per_unknown * unknowns;
+}
 
-ContactPathChoice choose_contact_path(ContactSolverChoice asked, int m, double available_bytes) {
+static_assert(dense_path_memory_share == 0.5, "the reason's text says half");
+static_assert(dense_path_total_share == 0.9, "the reason's text says 90 %");
+
+ContactPathChoice choose_contact_path(ContactSolverChoice asked, int m, double available_bytes,
+                                      const std::function<double()>& stiffness_run) {
   switch (asked) {
     case ContactSolverChoice::dense:
       return {false, "solver.contact_solver: dense"};
@@ -125,7 +131,18 @@ ContactPathChoice choose_contact_path(ContactSolverChoice asked, int m, double a
                               " contact nodes (" + memory_text(dense) + ") against half of the " +
                               memory_text(available_bytes) + " of memory available";
   if (dense <= budget) return {false, "auto: dense: " + figures};
-  return {true, "auto: sparse: " + figures};
+  if (dense > available_bytes || !stiffness_run) return {true, "auto: sparse: " + figures};
+  // Past half: what the factor leaves decides (docs/performance.md, "The
+  // automatic choice of the contact path").
+  const double stiffness = stiffness_run();
+  if (stiffness < 0.0) return {true, "auto: sparse: " + figures};
+  const std::string total =
+      "the dense path's matrices for " + std::to_string(m) + " contact nodes (" +
+      memory_text(dense) + ") and the stiffness with its factor (" + memory_text(stiffness) +
+      ") against 90 % of the " + memory_text(available_bytes) + " of memory available";
+  if (dense + stiffness <= dense_path_total_share * available_bytes)
+    return {false, "auto: dense: " + total, stiffness};
+  return {true, "auto: sparse: " + total, stiffness};
 }
 
 }  // namespace bipo

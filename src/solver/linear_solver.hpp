@@ -43,6 +43,15 @@ class LinearSolver {
   virtual void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
+  /// The bytes that factorize_lower(lower, false) would give its factor, by
+  /// the backend's symbolic analysis alone (no numeric work; for an
+  /// iterative backend, its preconditioner's size), or a negative value
+  /// when the backend cannot say beforehand. Leaves any factorization held
+  /// as it is. For choices that must know whether a factor fits in memory.
+  [[nodiscard]] virtual double analyzed_factor_bytes(const SparseMatrix& lower) {
+    static_cast<void>(lower);
+    return -1.0;
+  }
   /// Floating-point operations of a numerical factorization, as the
   /// backend's analysis counts them (0 if it does not): a cost that does not
   /// depend on the machine's load, for decisions that must not either.

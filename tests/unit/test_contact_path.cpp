@@ -61,6 +61,73 @@ TEST(ContactPath, AutomaticChoiceKeepsTheDenseMatricesWithinHalfTheMemory) {
   }
 }
 
+// Peak resident memory of the roller runs (scripts/scale_study.py's case
+// files, `bipo run` under /usr/bin/time, 2026-12-04) with the factor's
+// entries (summary.json, linear_solver.factor_nonzeros) and unknowns;
+// docs/performance.md, "The automatic choice of the contact path".
+struct MeasuredRollerRun {
+  int n;
+  double factor_entries;
+  int unknowns;
+  double peak_kib;
+};
+
+TEST(ContactPath, StiffnessRunModelCoversTheMeasuredRollerPeaks) {
+  const MeasuredRollerRun measured[] = {
+      {16, 17440586, 30199, 297048},    {24, 97837482, 102515, 1228924},
+      {28, 185684483, 163057, 2231364}, {32, 324054055, 243695, 3576492},
+      {34, 416661124, 292450, 4513148}, {36, 532053540, 347309, 5707868},
+  };
+  for (const auto& [n, entries, unknowns, peak_kib] : measured) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    // The analysis' bytes are at least 8 an entry (the row indices add to it).
+    const double model = stiffness_run_bytes(8.0 * entries, unknowns);
+    EXPECT_GE(model, 1024.0 * peak_kib);
+    EXPECT_LE(model, 1.25 * 1024.0 * peak_kib);
+  }
+}
+
+TEST(ContactPath, PastHalfTheMemoryTheStiffnessFactorDecides) {
+  const int m = 5849;  // N = 34: dense 14.39 GiB measured, 22.4 GiB available
+  const double dense = dense_contact_path_bytes(m), available = 22.4 * gib;
+  ASSERT_GT(dense, dense_path_memory_share * available);
+  int analyses = 0;
+  const auto stiffness_of = [&analyses](double bytes) {
+    return [&analyses, bytes]() {
+      ++analyses;
+      return bytes;
+    };
+  };
+  // The measured N = 34 stiffness: dense path, with the figures in the reason.
+  const double measured = stiffness_run_bytes(8.0 * 416661124, 292450);
+  const ContactPathChoice fits =
+      choose_contact_path(ContactSolverChoice::automatic, m, available, stiffness_of(measured));
+  EXPECT_FALSE(fits.sparse) << fits.reason;
+  EXPECT_EQ(analyses, 1);
+  EXPECT_NE(fits.reason.find("stiffness with its factor"), std::string::npos) << fits.reason;
+  // The edge: all of 90 % of the memory, and a byte more.
+  const double edge = dense_path_total_share * available - dense;
+  EXPECT_FALSE(
+      choose_contact_path(ContactSolverChoice::automatic, m, available, stiffness_of(edge)).sparse);
+  EXPECT_TRUE(
+      choose_contact_path(ContactSolverChoice::automatic, m, available, stiffness_of(edge + 1.0))
+          .sparse);
+  // A backend that cannot size its factor: the sparse path.
+  EXPECT_TRUE(
+      choose_contact_path(ContactSolverChoice::automatic, m, available, stiffness_of(-1.0)).sparse);
+  EXPECT_EQ(analyses, 4);
+  // No analysis where the dense matrices alone decide: within half, or
+  // beyond all of the memory.
+  EXPECT_FALSE(
+      choose_contact_path(ContactSolverChoice::automatic, m, 2.0 * dense + 1.0, stiffness_of(1e30))
+          .sparse);
+  EXPECT_TRUE(
+      choose_contact_path(ContactSolverChoice::automatic, m, 0.999 * dense, stiffness_of(0.0))
+          .sparse);
+  EXPECT_FALSE(choose_contact_path(ContactSolverChoice::dense, m, 1.0, stiffness_of(1e30)).sparse);
+  EXPECT_EQ(analyses, 4);
+}
+
 // A batch job's or a container's limit (docs/case-file.md,
 // solver.contact_solver): the texts of the control group's files, as the
 // kernel writes them.

@@ -49,6 +49,30 @@ TEST(LinearSolver, CholmodCondensationEqualsInverseOfCondensedCompliance) {
   EXPECT_LT((system.k_ff * x - b).norm(), 1e-10 * b.norm());
 }
 
+// The automatic choice of the contact path (solver/contact_path.hpp) sizes
+// the factor by the analysis alone: it must be the factor that a
+// factorization then holds (values: 8 bytes an entry; row indices: 4 bytes
+// each, fewer than the entries), and must leave the held factor alone.
+TEST(LinearSolver, CholmodAnalysisGivesTheSizeOfTheFactorWithoutTouchingTheHeldOne) {
+  const PunchSystem system = punch_system();
+  SparseMatrix lower = system.k_ff.triangularView<Eigen::Lower>();
+  lower.makeCompressed();
+  auto solver = make_cholmod_solver();
+  solver->factorize(system.k_ff);
+  const double held_nonzeros = solver->factor_nonzeros();
+  const double analyzed = solver->analyzed_factor_bytes(lower);
+  EXPECT_EQ(solver->factor_nonzeros(), held_nonzeros);
+  Eigen::MatrixXd b = Eigen::MatrixXd::Random(system.k_ff.rows(), 1), x;
+  solver->solve(b, x);
+  EXPECT_LT((system.k_ff * x - b).norm(), 1e-10 * b.norm());
+
+  auto fresh = make_cholmod_solver();
+  fresh->factorize_lower(lower, false);
+  EXPECT_GE(analyzed, 8.0 * fresh->factor_nonzeros());
+  EXPECT_LE(analyzed, 12.0 * fresh->factor_nonzeros());
+  EXPECT_GT(fresh->factor_nonzeros(), static_cast<double>(lower.nonZeros()));  // a real fill-in
+}
+
 TEST(LinearSolver, NonPositiveDefiniteMatrixIsANumericalError) {
   SparseMatrix a(2, 2);
   a.insert(0, 0) = 1.0;

@@ -137,8 +137,9 @@ TEST(SparseContactPath, TakesTheSecondFactorizationOnlyWhereItFitsInHalfTheMemor
 
 // solver.contact_solver: auto takes the dense path while its matrices fit
 // in half of the memory the application says is available
-// (SetupChoices::available_memory), the sparse path beyond, and says why;
-// both solve the same problem: the first increment's forces agree.
+// (SetupChoices::available_memory); past half, while they fit with the
+// stiffness' factor in 90 % of it; the sparse path beyond; and says why.
+// Both solve the same problem: the first increment's forces agree.
 TEST(SparseContactPath, AutomaticChoiceFollowsTheMemoryAvailable) {
   const Case c = cylinder_case({0.3, 0.3, 0.3, 0.3}, ContactSolverChoice::automatic);
   Case forced = c;
@@ -146,11 +147,35 @@ TEST(SparseContactPath, AutomaticChoiceFollowsTheMemoryAvailable) {
   const int m = Analysis(forced, small_cylinder()).contact().n_nodes();
   ASSERT_GT(m, 0);
   const double needed = dense_contact_path_bytes(m);
-  SetupChoices plenty, scarce;
+  const std::string analysing = "analysing the stiffness' factor to choose the contact path";
+  int analyses = 0;
+  const auto count_analyses = [&](const std::string& phase) { analyses += phase == analysing; };
+  SetupChoices plenty, scarce, past_half;
   plenty.available_memory = [needed] { return 2.0 * needed; };
-  scarce.available_memory = [needed] { return 1.99 * needed; };
+  scarce.available_memory = [needed] { return 0.99 * needed; };
+  plenty.progress = scarce.progress = past_half.progress = count_analyses;
   Analysis dense(c, small_cylinder(), nullptr, plenty),
       sparse(c, small_cylinder(), nullptr, scarce);
+  EXPECT_EQ(analyses, 0);  // the dense matrices alone decided
+  // Past half: the factor's analysis decides, by the rule's arithmetic. A
+  // flat cylinder (one layer of elements), whose stiffness run is small
+  // next to its dense matrices, takes both outcomes: 90 % of 1.01 x the
+  // matrices cannot hold them, the 0.79 x left of 1.99 x holds its factor.
+  const Mesh flat = generate_cylinder({.core = 8, .ring = 8, .layers = 1});
+  const int flat_m = Analysis(forced, flat).contact().n_nodes();
+  const double flat_needed = dense_contact_path_bytes(flat_m);
+  for (const double share : {1.99, 1.01}) {
+    past_half.available_memory = [flat_needed, share] { return share * flat_needed; };
+    const Analysis chosen(c, flat, nullptr, past_half);
+    const ContactPathChoice& choice = chosen.contact_path();
+    SCOPED_TRACE(choice.reason);
+    EXPECT_GE(choice.stiffness_run_bytes, stiffness_run_bytes_per_unknown * chosen.n_free());
+    EXPECT_EQ(choice.sparse, flat_needed + choice.stiffness_run_bytes >
+                                 dense_path_total_share * share * flat_needed);
+    EXPECT_NE(choice.reason.find("the stiffness with its factor"), std::string::npos);
+    EXPECT_EQ(choice.sparse, share < 1.5);
+  }
+  EXPECT_EQ(analyses, 2);
   EXPECT_EQ(dense.contact_solver(), "dense");
   EXPECT_EQ(sparse.contact_solver(), "sparse");
   EXPECT_EQ(dense.contact_path().reason.rfind("auto: dense: ", 0), 0u)
