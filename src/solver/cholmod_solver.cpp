@@ -14,10 +14,9 @@
 #include "solver/linear_solver.hpp"
 
 extern "C" {
-// BLAS (Fortran ABI): C = alpha A A^T + beta C on the lower triangle.
-void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
-            const double* a, const int* lda, const double* beta, double* c, const int* ldc,
-            std::size_t uplo_len, std::size_t trans_len);
+// LAPACK (Fortran ABI): A := U U^T for the upper triangle U of A, in place.
+void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len);
 }
 
 namespace bipo {
@@ -105,8 +104,8 @@ class CholmodSolver final : public LinearSolver {
       throw NumericalError("CHOLMOD did not keep the given ordering");
     const int first = n - n_c;
     try {
-      return in_caller_order(schur_from_trailing_factor(trailing_factor_block(first, n_c)), perm,
-                             condensed, n);
+      return in_caller_order(schur_from_trailing_factor(reversed_trailing_factor_block(first, n_c)),
+                             perm, condensed, n);
     } catch (const std::bad_alloc&) {
       throw_dense_out_of_memory(n_c);
     }
@@ -172,9 +171,12 @@ class CholmodSolver final : public LinearSolver {
     if (!factor_) throw_failure("analysis", view);
   }
 
-  /// L_cc: the rows and columns >= first of the supernodal factor.
-  [[nodiscard]] Eigen::MatrixXd trailing_factor_block(int first, int n_c) const {
-    Eigen::MatrixXd l_cc = Eigen::MatrixXd::Zero(n_c, n_c);
+  /// J L_cc J, with J the reversal of the n_c unknowns: L_cc, the rows and
+  /// columns >= first of the supernodal factor, in reverse order, which
+  /// makes it upper triangular (see schur_from_trailing_factor).
+  [[nodiscard]] Eigen::MatrixXd reversed_trailing_factor_block(int first, int n_c) const {
+    Eigen::MatrixXd u = Eigen::MatrixXd::Zero(n_c, n_c);
+    const int last = first + n_c - 1;
     const int* super = static_cast<const int*>(factor_->super);
     const int* pi = static_cast<const int*>(factor_->pi);
     const int* px = static_cast<const int*>(factor_->px);
@@ -187,23 +189,26 @@ class CholmodSolver final : public LinearSolver {
       for (int col = std::max(k1, first); col < k2; ++col)
         for (int i = col - k1; i < n_rows; ++i) {
           const int row = rows[pi[k] + i];
-          if (row >= first)
-            l_cc(row - first, col - first) = values[px[k] + i + (col - k1) * n_rows];
+          if (row >= first) u(last - row, last - col) = values[px[k] + i + (col - k1) * n_rows];
         }
     }
-    return l_cc;
+    return u;
   }
 
-  /// S (in the factor's order) = L_cc L_cc^T.
-  static Eigen::MatrixXd schur_from_trailing_factor(const Eigen::MatrixXd& l_cc) {
-    const int n_c = static_cast<int>(l_cc.rows());
-    Eigen::MatrixXd s_perm(n_c, n_c);
-    const char lower_part = 'L', no_trans = 'N';
-    const double one = 1.0, zero = 0.0;
-    dsyrk_(&lower_part, &no_trans, &n_c, &n_c, &one, l_cc.data(), &n_c, &zero, s_perm.data(), &n_c,
-           1, 1);
-    s_perm.triangularView<Eigen::StrictlyUpper>() = s_perm.transpose();
-    return s_perm;
+  /// S (in the factor's order) = L_cc L_cc^T = J (U U^T) J for U = J L_cc J,
+  /// in place: LAPACK's dlauum forms U U^T of a triangular U, a third of the
+  /// flops of a general product (dsyrk on the square L_cc), and no second
+  /// matrix. Reversing the column-major array maps (i, j) to
+  /// (n-1-i, n-1-j): the result's upper triangle to S's lower one.
+  static Eigen::MatrixXd schur_from_trailing_factor(Eigen::MatrixXd u) {
+    const int n_c = static_cast<int>(u.rows());
+    const char upper_part = 'U';
+    int info = 0;
+    dlauum_(&upper_part, &n_c, u.data(), &n_c, &info, 1);
+    if (info != 0) throw NumericalError("LAPACK dlauum failed (info " + std::to_string(info) + ")");
+    std::reverse(u.data(), u.data() + u.size());
+    u.triangularView<Eigen::StrictlyUpper>() = u.transpose();
+    return u;
   }
 
   /// S from the factor's order to the caller's order of the condensed unknowns.

@@ -162,12 +162,13 @@ double law_amplification(const RobustnessCase& rc) {
 
 /// Issue 13's bound, 20 Newton steps an increment, for every case but one
 /// that misses it on some processors: mu = 0.2, non-associated, moving
-/// plane. With OpenBLAS's kernels for this machine (AVX-512) it takes
-/// 16 at most; with OPENBLAS_CORETYPE=Haswell, whose products round
-/// differently, 23 at increment 7 and 83 at increment 20 (no cut, no sweep:
-/// the continuation's last stage stalls at a scaled residual of 3.5e-4 with
-/// a few slip nodes, from t = 0.5, 0.75, 0.875 and 0.9375, and converges
-/// from 0.96875). docs/performance.md, "Friction robustness". The bound
+/// plane. Its steps depend on round-off: with S formed by dsyrk it took 16
+/// at most with OpenBLAS's kernels for this machine (AVX-512), and with
+/// OPENBLAS_CORETYPE=Haswell, whose products round differently, 83 at
+/// increment 20 (no cut, no sweep: the continuation's last stage stalls at
+/// a scaled residual of 3.5e-4 with a few slip nodes, from t = 0.5 to
+/// 0.9375, and converges from 0.96875); with S formed by dlauum, 30 and 29
+/// at increment 6. docs/performance.md, "Friction robustness". The bound
 /// here keeps the test a guard against worse (cuts, sweeps, no convergence
 /// within the budget) while that case is open.
 int newton_step_bound(const RobustnessCase& rc) {
