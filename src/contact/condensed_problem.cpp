@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 #include "contact/law/predictor.hpp"
@@ -44,6 +45,16 @@ std::shared_ptr<const CondensedOperators> CondensedOperators::from_stiffness(Eig
   operators->s_ = std::move(s);
   if (!invert_spd(operators->s_, operators->w_))
     throw NumericalError("the condensed stiffness of the contact nodes is not positive definite");
+  return operators;
+}
+
+std::shared_ptr<const CondensedOperators> CondensedOperators::from_matrices(Eigen::MatrixXd s,
+                                                                            Eigen::MatrixXd w) {
+  if (s.rows() != s.cols() || w.rows() != s.rows() || w.cols() != s.cols())
+    throw std::invalid_argument("CondensedOperators::from_matrices: S and W of different sizes");
+  std::shared_ptr<CondensedOperators> operators(new CondensedOperators());
+  operators->s_ = std::move(s);
+  operators->w_ = std::move(w);
   return operators;
 }
 

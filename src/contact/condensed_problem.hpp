@@ -87,6 +87,10 @@ class CondensedOperators final : public DelassusOperator {
   /// provides it): W = S^-1 by Cholesky. Throws NumericalError if S is not
   /// positive definite.
   static std::shared_ptr<const CondensedOperators> from_stiffness(Eigen::MatrixXd s);
+  /// From S and W = S^-1 both (as a direct solver's factorization gives
+  /// them, in the same frames); the caller vouches that W is S's inverse.
+  static std::shared_ptr<const CondensedOperators> from_matrices(Eigen::MatrixXd s,
+                                                                 Eigen::MatrixXd w);
 
   [[nodiscard]] int size() const override { return static_cast<int>(w_.rows()); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override {

@@ -479,44 +479,52 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
                    " unknowns) with the contact unknowns last and condensing onto them (dense "
                    "contact path: " +
                    std::to_string(condensed_dofs.size()) + " contact unknowns)");
-  Eigen::MatrixXd s_xyz = solver_->factorize_and_condense(k_ff_, condensed_dofs);
+  CondensedMatrices condensed = solver_->factorize_and_condense(k_ff_, condensed_dofs);
+  Eigen::MatrixXd& s = condensed.stiffness;
+  Eigen::MatrixXd& w = condensed.compliance;
   timings_.factorization = seconds_since(start);
+  start = std::chrono::steady_clock::now();
   if (static_cast<int>(condensed_dofs.size()) < 3 * m) {
     // A held component gets a decoupled stiffness of the size of the
     // node's other diagonal entries: it keeps S SPD and the automatic rho
-    // of the node sane. Then v = q + W r along it is v = r / S_held with
-    // q = 0, and the law, symmetric under the reflection that flips t1 (or
-    // t2), gives r = 0 there: no friction force along a held direction, as
-    // the mirror image of a symmetric solution has on its symmetry plane.
-    const Eigen::MatrixXd s_free = std::move(s_xyz);
-    s_xyz.setZero(3 * m, 3 * m);
-    s_xyz(condensed_rows, condensed_rows) = s_free;
+    // of the node sane; W = S^-1 gets its inverse there. Then v = q + W r
+    // along it is v = r / S_held with q = 0, and the law, symmetric under
+    // the reflection that flips t1 (or t2), gives r = 0 there: no friction
+    // force along a held direction, as the mirror image of a symmetric
+    // solution has on its symmetry plane.
+    for (Eigen::MatrixXd* matrix : {&s, &w}) {
+      const Eigen::MatrixXd free_part = std::move(*matrix);
+      matrix->setZero(3 * m, 3 * m);
+      (*matrix)(condensed_rows, condensed_rows) = free_part;
+    }
     for (int j = 0; j < 3 * m; ++j) {
       if (contact_free_dofs_[j] >= 0) continue;
       double sum = 0.0;
       int count = 0;
       for (int i = 3 * (j / 3); i < 3 * (j / 3) + 3; ++i)
         if (contact_free_dofs_[i] >= 0) {
-          sum += s_xyz(i, i);
+          sum += s(i, i);
           ++count;
         }
-      s_xyz(j, j) = sum / count;  // count >= 1: the normal is never held
+      s(j, j) = sum / count;  // count >= 1: the normal is never held
+      w(j, j) = 1.0 / s(j, j);
     }
   }
 
-  // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T; the contact module
-  // derives the Delassus operator W = S^-1 from it. In place, block by
-  // block: a second (3m)^2 matrix here was the run's peak of memory
+  // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T, and W likewise
+  // (W = S^-1 in either frame: the frames are orthonormal). In place, block
+  // by block: a second (3m)^2 matrix here was the run's peak of memory
   // (docs/performance.md, "The automatic choice of the contact path").
-  start = std::chrono::steady_clock::now();
-  for (int j = 0; j < m; ++j)
-    for (int i = 0; i < m; ++i) {
-      const Eigen::Matrix3d s_ij = s_xyz.block<3, 3>(3 * i, 3 * j);
-      s_xyz.block<3, 3>(3 * i, 3 * j) =
-          block_to_local(contact_->frame(i), s_ij, contact_->frame(j));
-    }
-  if (m > 0) report_setup_phase("inverting the condensed stiffness: the Delassus operator W");
-  contact_->set_condensed_stiffness(std::move(s_xyz), rho_override);
+  if (m > 0) report_setup_phase("rotating the condensed stiffness and the Delassus operator W");
+  for (Eigen::MatrixXd* matrix : {&s, &w})
+    for (int j = 0; j < m; ++j)
+      for (int i = 0; i < m; ++i) {
+        const Eigen::Matrix3d block = matrix->block<3, 3>(3 * i, 3 * j);
+        matrix->block<3, 3>(3 * i, 3 * j) =
+            block_to_local(contact_->frame(i), block, contact_->frame(j));
+      }
+  contact_->set_condensed_operators(CondensedOperators::from_matrices(std::move(s), std::move(w)),
+                                    rho_override);
   timings_.delassus = seconds_since(start);
 }
 

@@ -14,8 +14,11 @@
 #include "solver/linear_solver.hpp"
 
 extern "C" {
-// LAPACK (Fortran ABI): A := U U^T for the upper triangle U of A, in place.
+// LAPACK (Fortran ABI): A := U U^T for the upper triangle U of A, in place;
+// A := (L L^T)^-1 (lower triangle) from the Cholesky factor L in A, in place.
 void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len);
+void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len);
 }
 
@@ -84,9 +87,10 @@ class CholmodSolver final : public LinearSolver {
 
   // With the condensed unknowns ordered last (constrained AMD), K = P^T L L^T P
   // and the trailing block L_cc of L is the Cholesky factor of the Schur
-  // complement: S = L_cc L_cc^T. No solve is needed.
-  Eigen::MatrixXd factorize_and_condense(const SparseMatrix& a,
-                                         const std::vector<int>& condensed) override {
+  // complement: S = L_cc L_cc^T and S^-1 = L_cc^-T L_cc^-1. No solve is
+  // needed, and S is never factorized again.
+  CondensedMatrices factorize_and_condense(const SparseMatrix& a,
+                                           const std::vector<int>& condensed) override {
     const int n = static_cast<int>(a.rows());
     const int n_c = static_cast<int>(condensed.size());
     if (n_c == 0) {
@@ -104,8 +108,11 @@ class CholmodSolver final : public LinearSolver {
       throw NumericalError("CHOLMOD did not keep the given ordering");
     const int first = n - n_c;
     try {
-      return in_caller_order(schur_from_trailing_factor(reversed_trailing_factor_block(first, n_c)),
-                             perm, condensed, n);
+      Eigen::MatrixXd l_cc = trailing_factor_block(first, n_c);
+      Eigen::MatrixXd s = schur_from_trailing_factor(l_cc);
+      Eigen::MatrixXd w = inverse_from_trailing_factor(std::move(l_cc));
+      return {in_caller_order(std::move(s), perm, condensed, n),
+              in_caller_order(std::move(w), perm, condensed, n)};
     } catch (const std::bad_alloc&) {
       throw_dense_out_of_memory(n_c);
     }
@@ -171,12 +178,9 @@ class CholmodSolver final : public LinearSolver {
     if (!factor_) throw_failure("analysis", view);
   }
 
-  /// J L_cc J, with J the reversal of the n_c unknowns: L_cc, the rows and
-  /// columns >= first of the supernodal factor, in reverse order, which
-  /// makes it upper triangular (see schur_from_trailing_factor).
-  [[nodiscard]] Eigen::MatrixXd reversed_trailing_factor_block(int first, int n_c) const {
-    Eigen::MatrixXd u = Eigen::MatrixXd::Zero(n_c, n_c);
-    const int last = first + n_c - 1;
+  /// L_cc: the rows and columns >= first of the supernodal factor.
+  [[nodiscard]] Eigen::MatrixXd trailing_factor_block(int first, int n_c) const {
+    Eigen::MatrixXd l_cc = Eigen::MatrixXd::Zero(n_c, n_c);
     const int* super = static_cast<const int*>(factor_->super);
     const int* pi = static_cast<const int*>(factor_->pi);
     const int* px = static_cast<const int*>(factor_->px);
@@ -189,19 +193,23 @@ class CholmodSolver final : public LinearSolver {
       for (int col = std::max(k1, first); col < k2; ++col)
         for (int i = col - k1; i < n_rows; ++i) {
           const int row = rows[pi[k] + i];
-          if (row >= first) u(last - row, last - col) = values[px[k] + i + (col - k1) * n_rows];
+          if (row >= first)
+            l_cc(row - first, col - first) = values[px[k] + i + (col - k1) * n_rows];
         }
     }
-    return u;
+    return l_cc;
   }
 
   /// S (in the factor's order) = L_cc L_cc^T = J (U U^T) J for U = J L_cc J,
-  /// in place: LAPACK's dlauum forms U U^T of a triangular U, a third of the
-  /// flops of a general product (dsyrk on the square L_cc), and no second
-  /// matrix. Reversing the column-major array maps (i, j) to
-  /// (n-1-i, n-1-j): the result's upper triangle to S's lower one.
-  static Eigen::MatrixXd schur_from_trailing_factor(Eigen::MatrixXd u) {
-    const int n_c = static_cast<int>(u.rows());
+  /// J the reversal of the n_c unknowns: LAPACK's dlauum forms U U^T of a
+  /// triangular U in place, a third of the flops of a general product
+  /// (dsyrk on the square L_cc). Reversing a column-major array maps (i, j)
+  /// to (n-1-i, n-1-j): L_cc's lower triangle to U's upper one, and U U^T's
+  /// upper triangle to S's lower one.
+  static Eigen::MatrixXd schur_from_trailing_factor(const Eigen::MatrixXd& l_cc) {
+    const int n_c = static_cast<int>(l_cc.rows());
+    Eigen::MatrixXd u = l_cc;
+    std::reverse(u.data(), u.data() + u.size());
     const char upper_part = 'U';
     int info = 0;
     dlauum_(&upper_part, &n_c, u.data(), &n_c, &info, 1);
@@ -209,6 +217,22 @@ class CholmodSolver final : public LinearSolver {
     std::reverse(u.data(), u.data() + u.size());
     u.triangularView<Eigen::StrictlyUpper>() = u.transpose();
     return u;
+  }
+
+  /// W (in the factor's order) = S^-1 = (L_cc L_cc^T)^-1, in place by
+  /// LAPACK's dpotri from the factor CHOLMOD made: no Cholesky of S.
+  static Eigen::MatrixXd inverse_from_trailing_factor(Eigen::MatrixXd l_cc) {
+    const int n_c = static_cast<int>(l_cc.rows());
+    const char lower_part = 'L';
+    int info = 0;
+    dpotri_(&lower_part, &n_c, l_cc.data(), &n_c, &info, 1);
+    if (info != 0)
+      throw NumericalError(
+          "the condensed stiffness of the contact nodes is singular (LAPACK dpotri "
+          "info " +
+          std::to_string(info) + ")");
+    l_cc.triangularView<Eigen::StrictlyUpper>() = l_cc.transpose();
+    return l_cc;
   }
 
   /// S from the factor's order to the caller's order of the condensed unknowns.

@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <utility>
 
 #include "core/errors.hpp"
 
@@ -14,8 +15,8 @@ void LinearSolver::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
   x = solution.col(0);
 }
 
-Eigen::MatrixXd LinearSolver::factorize_and_condense(const SparseMatrix& a,
-                                                     const std::vector<int>& condensed) {
+CondensedMatrices LinearSolver::factorize_and_condense(const SparseMatrix& a,
+                                                       const std::vector<int>& condensed) {
   factorize(a);
   const int n_c = static_cast<int>(condensed.size());
   Eigen::MatrixXd compliance(n_c, n_c), rhs, x;
@@ -32,7 +33,8 @@ Eigen::MatrixXd LinearSolver::factorize_and_condense(const SparseMatrix& a,
   const Eigen::LLT<Eigen::MatrixXd> llt(compliance);
   if (llt.info() != Eigen::Success)
     throw NumericalError("the condensed compliance is not positive definite");
-  return llt.solve(Eigen::MatrixXd::Identity(n_c, n_c));
+  Eigen::MatrixXd stiffness = llt.solve(Eigen::MatrixXd::Identity(n_c, n_c));
+  return {std::move(stiffness), std::move(compliance)};
 }
 
 }  // namespace bipo

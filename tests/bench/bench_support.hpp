@@ -84,8 +84,8 @@ class CountingSolver final : public bipo::LinearSolver {
   }
   // Forwarded, so that the backend's own condensation (read off its factor)
   // is what is measured, not the generic one by solves.
-  Eigen::MatrixXd factorize_and_condense(const bipo::SparseMatrix& a,
-                                         const std::vector<int>& condensed) override {
+  bipo::CondensedMatrices factorize_and_condense(const bipo::SparseMatrix& a,
+                                                 const std::vector<int>& condensed) override {
     ++log_->factorizations;
     return inner_->factorize_and_condense(a, condensed);
   }

@@ -4,6 +4,8 @@
 // orders the condensed unknowns last must still solve A x = b.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/errors.hpp"
 #include "fem/elasticity.hpp"
 #include "mesh/generate.hpp"
@@ -35,13 +37,22 @@ PunchSystem punch_system() {
 TEST(LinearSolver, CholmodCondensationEqualsInverseOfCondensedCompliance) {
   const PunchSystem system = punch_system();
   auto by_factor = make_cholmod_solver();
-  const Eigen::MatrixXd s = by_factor->factorize_and_condense(system.k_ff, system.bottom_dofs);
+  const CondensedMatrices condensed =
+      by_factor->factorize_and_condense(system.k_ff, system.bottom_dofs);
+  const Eigen::MatrixXd& s = condensed.stiffness;
+  const Eigen::MatrixXd& w = condensed.compliance;
   auto by_solves = make_cholmod_solver();
-  const Eigen::MatrixXd reference =
+  const CondensedMatrices reference =
       by_solves->LinearSolver::factorize_and_condense(system.k_ff, system.bottom_dofs);
   ASSERT_EQ(s.rows(), static_cast<Eigen::Index>(system.bottom_dofs.size()));
-  EXPECT_LT((s - reference).norm(), 1e-9 * reference.norm());
+  EXPECT_LT((s - reference.stiffness).norm(), 1e-9 * reference.stiffness.norm());
   EXPECT_LT((s - s.transpose()).norm(), 1e-14 * s.norm());
+  // W, read off the factor too, against E^T A^-1 E by solves, and S W = I.
+  ASSERT_EQ(w.rows(), s.rows());
+  EXPECT_LT((w - reference.compliance).norm(), 1e-9 * reference.compliance.norm());
+  EXPECT_EQ((w - w.transpose()).norm(), 0.0);
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(s.rows(), s.cols());
+  EXPECT_LT((s * w - identity).norm(), 1e-9 * std::sqrt(static_cast<double>(s.rows())));
 
   // The reordered factor solves the full system.
   Eigen::MatrixXd b = Eigen::MatrixXd::Random(system.k_ff.rows(), 2), x;

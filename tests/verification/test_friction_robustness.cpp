@@ -167,8 +167,8 @@ double law_amplification(const RobustnessCase& rc) {
 /// OPENBLAS_CORETYPE=Haswell, whose products round differently, 83 at
 /// increment 20 (no cut, no sweep: the continuation's last stage stalls at
 /// a scaled residual of 3.5e-4 with a few slip nodes, from t = 0.5 to
-/// 0.9375, and converges from 0.96875); with S formed by dlauum, 30 and 29
-/// at increment 6. docs/performance.md, "Friction robustness". The bound
+/// 0.9375, and converges from 0.96875); with S and W read off the factor
+/// (dlauum, dpotri), 16 and 28. docs/performance.md, "Friction robustness". The bound
 /// here keeps the test a guard against worse (cuts, sweeps, no convergence
 /// within the budget) while that case is open.
 int newton_step_bound(const RobustnessCase& rc) {

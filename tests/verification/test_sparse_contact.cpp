@@ -211,7 +211,7 @@ TEST(SparseContactPath, SetUpReportsItsPhasesInOrder) {
               std::string::npos)
         << phases[1];
     EXPECT_EQ(phases[2], sparse ? "estimating the Delassus operator's diagonal blocks"
-                                : "inverting the condensed stiffness: the Delassus operator W");
+                                : "rotating the condensed stiffness and the Delassus operator W");
     EXPECT_EQ(phases[3], "solving for the free motions of the load patterns");
   }
 }
