@@ -267,7 +267,10 @@ def summary_figures(out):
             "setup_s": seconds["assembly"] + seconds["factorization"] + seconds["delassus"],
             "contact_s_per_increment": seconds["contact_sweeps"] / increments,
             "linear_s_per_increment": seconds["linear_solves"] / increments,
-            "bipo_total_s": seconds["total"], "seconds": seconds}
+            "bipo_total_s": seconds["total"], "seconds": seconds,
+            # Which contact path ran, why, and for the sparse one its linear
+            # work (factorizations, GMRES iterations).
+            "contact_solver": s.get("contact_solver", {})}
 
 
 def measure(bipo, case_path, out, limits):
