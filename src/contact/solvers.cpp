@@ -216,13 +216,20 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
   //    bonded start (bonded_start): from r = 0 under a tangential plane
   //    motion every node looks like sliding, and the first steps go astray.
   // 3. For a non-associated law, continuation from the associated law
-  //    (solve_by_continuation), from the caller's start.
+  //    (solve_by_continuation), from where the first pass stopped.
   // 4. Short batches of Gauss-Seidel sweeps alternating with Newton, then
   //    sweeps to the end of the budget (slow but robust). The friction
   //    robustness matrix (docs/performance.md) never gets here.
   constexpr int newton_limit = 60;
   constexpr int sweeps_per_round = 20;
   constexpr int max_rounds = 5;
+  // For a non-associated law, a first step from the caller's start that the
+  // line search cuts below 1/16 ends the first pass at once: Newton's system
+  // is nearly singular there (seen on the seed punch at the first unloading,
+  // with every node sliding the loading's way: a step of 15 |F| cut to
+  // 1/128, then ten steps crawling to a stall), and the continuation, whose
+  // associated stage takes the same start in full steps, is the way on.
+  constexpr double min_first_non_associated_step = 1.0 / 16.0;
   ContactSolveReport total;
   const auto spent = [&] { return total.newton_iterations + total.sweeps; };
   const auto take = [&](const ContactSolveReport& part) {
@@ -233,13 +240,15 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
     total.scaled_penetration = part.scaled_penetration;
     total.scaled_residual = part.scaled_residual;
   };
-  const auto newton_from = [&](Eigen::VectorXd& start) {
+  const auto newton_from = [&](Eigen::VectorXd& start, double min_first_step = 0.0) {
     take(solve_semismooth_newton(problem, start, law_tolerance,
-                                 std::min(max_iterations - spent(), newton_limit), workspace));
+                                 std::min(max_iterations - spent(), newton_limit), workspace,
+                                 min_first_step));
     return total.converged;
   };
   const Eigen::VectorXd r_start = r;
-  if (newton_from(r)) return total;
+  if (newton_from(r, problem.has_non_associated_law() ? min_first_non_associated_step : 0.0))
+    return total;
   if (!r.allFinite()) r = r_start;
   if (spent() < max_iterations && r_start.isZero(0.0)) {
     Eigen::VectorXd r_bonded;
@@ -251,7 +260,11 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
     }
   }
   if (problem.has_non_associated_law() && spent() < max_iterations) {
-    Eigen::VectorXd r_path = r_start;
+    // From where the first pass stopped (finite, and no worse than the
+    // start: the line search only accepts decreases of |F|): its
+    // associated stage then takes 5 Newton steps instead of 9 on the seed
+    // punch's fragile increment (docs/performance.md, "Friction robustness").
+    Eigen::VectorXd r_path = r;
     const ContactSolveReport path =
         solve_by_continuation(problem, r_path, law_tolerance, max_iterations - spent(), workspace);
     take(path);
@@ -590,7 +603,8 @@ void regularize_non_associated_slip(const CondensedContactProblem& problem, doub
 
 ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& problem,
                                            Eigen::VectorXd& r, double law_tolerance,
-                                           int max_iterations, ContactWorkspace& workspace) {
+                                           int max_iterations, ContactWorkspace& workspace,
+                                           double min_first_step) {
   // Newton on F(r) = 0, F_i = r_i - proj_K(r_i - rho_i A(v_i)), v = q + W r.
   // The step solves B_i dr_i + C_i dv_i = -F_i with dv = W dr, i.e. dr = S dv.
   // Stick nodes (B_i = 0) give dv_i = -C_i^-1 F_i and open nodes (C_i = 0)
@@ -655,7 +669,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     }
     if (!n.dr.allFinite() || !n.dv.allFinite()) return report;
     const double step = line_search(problem, r, n);
-    if (step == 0.0) return report;
+    if (step == 0.0 || (iteration == 0 && step < min_first_step)) return report;
     // Four steps in a row cut by the line search: Newton crawls (seen: 10
     // steps and more for a few percent of |F|), and the cascade
     // (solve_contact) does better from another start.

@@ -63,10 +63,13 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
 /// Semi-smooth Newton on F_i = r_i - proj_K(r_i - rho_i A(v_i)) = 0 (physics.md
 /// 3.2, in the law's scaled variables: node_residual in contact/law), with a
 /// backtracking line search on |F|; stops when the line search fails or
-/// crawls, or after max_iterations steps.
+/// crawls, or after max_iterations steps, and after the first step if the
+/// line search cut it below `min_first_step` (a start on which Newton's
+/// linear model is far off: the caller has a better way on).
 ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& problem,
                                            Eigen::VectorXd& r, double law_tolerance,
-                                           int max_iterations, ContactWorkspace& workspace);
+                                           int max_iterations, ContactWorkspace& workspace,
+                                           double min_first_step = 0.0);
 
 /// Block Gauss-Seidel sweeps (physics.md 3.3): node by node, the one-node law
 /// (solve_node_law) with the other nodes frozen. Throws NumericalError on a
