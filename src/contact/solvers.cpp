@@ -31,6 +31,10 @@ namespace {
 /// Newton keeps its quadratic convergence. Far from it, the looser bound.
 constexpr double sparse_step_tolerance = 1e-13;
 constexpr double loosest_sparse_step_tolerance = 1e-3;
+/// The dense path's steps solved by GMRES on a kept LU are held tighter:
+/// at the sparse path's 1e-3 they cost Newton steps (seed punch case A: 276
+/// -> 307), at 1e-6 none, and GMRES gains one to two digits an iteration.
+constexpr double loosest_dense_step_tolerance = 1e-6;
 
 /// The dense Newton system of a step, solved in place (its right-hand side
 /// becomes the solution): by a fresh LAPACK LU of the matrix assembled in
@@ -50,6 +54,7 @@ bool solve_step_system(const CondensedContactProblem& problem,
     workspace.pivots.resize(static_cast<std::size_t>(n));
     dgetrf_(&n, &n, lu, &n, workspace.pivots.data(), &info);
     if (info != 0) return false;
+    workspace.factorization_valid = true;
     workspace.factored_operators = problem.operators;
     workspace.factored_states = states;
     workspace.factored_in_reactions = in_reactions;
@@ -61,6 +66,15 @@ bool solve_step_system(const CondensedContactProblem& problem,
   return info == 0;
 }
 
+/// x <- M^-1 x with the kept LU M of size n.
+void solve_with_kept_lu(ContactWorkspace& workspace, int n, double* x) {
+  const int one = 1;
+  int info = 0;
+  const char trans = 'N';
+  dgetrs_(&trans, &n, &one, workspace.newton_matrix.data(), &n, workspace.pivots.data(), x, &n,
+          &info, 1);
+}
+
 /// The storage of a dense system of size n in the workspace; invalidates
 /// the kept factorization, which it overwrites.
 Eigen::Map<Eigen::MatrixXd> step_matrix(int n, ContactWorkspace& workspace) {
@@ -68,6 +82,7 @@ Eigen::Map<Eigen::MatrixXd> step_matrix(int n, ContactWorkspace& workspace) {
   std::vector<double>& storage = workspace.newton_matrix;
   if (storage.size() < size) storage.resize(size);
   workspace.factorization_reusable = false;
+  workspace.factorization_valid = false;
   return {storage.data(), n, n};
 }
 
@@ -82,6 +97,7 @@ struct NewtonNodeUnknowns {
   int size = 3;
   Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 3, 3> g, h;
   Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, 3> basis;  // N
+  Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 3, 3> rows;   // E
   Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1> rhs;    // -E F_i
 };
 
@@ -114,6 +130,7 @@ bool reduce_slip_node(const Eigen::Matrix3d& b, const Eigen::Matrix3d& c, const 
   unknowns.basis.col(0) = t;
   unknowns.basis.col(1) = axis.cross(t);
   const Eigen::Matrix<double, 2, 3> e = svd.matrixU().leftCols<2>().transpose();
+  unknowns.rows = e;
   unknowns.g = e * b;
   unknowns.h = e * c;
   unknowns.rhs = -(e * f);
@@ -361,6 +378,10 @@ struct NewtonState {
         dr(3 * m),
         trial_f(3 * m),
         rhs(3 * m),
+        gmres_z(3 * m),
+        gmres_w(3 * m),
+        system_forces(3 * m),
+        gmres_old(3 * m),
         s_times_basis(3 * m, 3) {
     unknowns.reserve(static_cast<std::size_t>(m));
     active.reserve(static_cast<std::size_t>(m));
@@ -372,6 +393,10 @@ struct NewtonState {
   std::vector<NewtonNodeUnknowns> unknowns;
   std::vector<int> active;  // the nodes whose dr is unknown (step_in_reactions)
   Eigen::VectorXd rhs;      // the dense system's right-hand side, then solution
+  // GMRES on a kept LU (gmres_on_kept_factorization): the right-hand
+  // side, the iterate, the residual (each at most 3m long) and S N x (3m).
+  Eigen::VectorXd gmres_z, gmres_w, system_forces, gmres_old;
+  Eigen::MatrixXd krylov;  // GMRES's basis (made on first use)
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis;
 };
 
@@ -399,6 +424,7 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
     if (n.states[i] == ContactState::open || !reduce_slip_node(n.b[i], n.c[i], f_i, node, dv0)) {
       node.size = 3;
       node.basis = Eigen::Matrix3d::Identity();
+      node.rows = Eigen::Matrix3d::Identity();
       node.g = n.b[i];
       node.h = n.c[i];
       node.rhs = -f_i;
@@ -412,32 +438,175 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
   return n_system;
 }
 
-/// The rest of a Newton step: the dense system of the unknowns, blocks
-/// G_i S_ij N_j (+ H_i N_i on the diagonal), solved by LU (or by the kept
-/// LU when `reuse`: the matrix is then not assembled); their motion is added
-/// to dv and its forces to dr. False if the system is singular.
-bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::MatrixXd& s,
-                          int n_system, bool reuse, NewtonState& n, ContactWorkspace& workspace) {
-  auto rhs = n.rhs.head(n_system);
-  // The blocks are at most 3 x 3: coefficient-wise (lazy) products avoid
-  // the general matrix-product machinery, which dominated this loop.
-  if (!reuse) {
-    Eigen::Map<Eigen::MatrixXd> system = step_matrix(n_system, workspace);
-    for (const NewtonNodeUnknowns& col : n.unknowns) {
-      n.s_times_basis.noalias() = s.middleCols<3>(3 * col.node).lazyProduct(col.basis);
-      for (const NewtonNodeUnknowns& row : n.unknowns)
-        system.block(row.offset, col.offset, row.size, col.size).noalias() =
-            row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
-      system.block(col.offset, col.offset, col.size, col.size).noalias() +=
-          col.h.lazyProduct(col.basis);
+/// Whether the kept LU was made, in dv, for a system with these states and
+/// unknowns on these operators: the step's system then differs from it only
+/// in the slip nodes' rows (B_i, C_i and their reduction move with the
+/// iterate), and GMRES preconditioned by it may replace a fresh LU.
+bool kept_factorization_is_close(const CondensedContactProblem& problem, const NewtonState& n,
+                                 int n_system, const ContactWorkspace& workspace) {
+  if (!workspace.options.gmres_on_kept_factorization_enabled || !workspace.factorization_valid ||
+      workspace.factored_in_reactions ||
+      workspace.pivots.size() != static_cast<std::size_t>(n_system) ||
+      workspace.factored_operators.lock() != problem.operators ||
+      workspace.factored_states != n.states ||
+      workspace.factored_unknown_sizes.size() != n.unknowns.size())
+    return false;
+  for (std::size_t k = 0; k < n.unknowns.size(); ++k)
+    if (workspace.factored_unknown_sizes[k] != n.unknowns[k].size) return false;
+  return true;
+}
+
+/// y = M^-1 x for the kept LU M, whose nodes' unknowns and equations were
+/// taken in other bases (E_old, N_old: the SVD's signs and the reduction's
+/// axis move from step to step): x's rows are mapped onto the old
+/// equations (E_old E^T), and the solution's coordinates onto the step's own
+/// (N^T N_old). In place in x.
+void apply_kept_lu(const NewtonState& n, int n_system, Eigen::Ref<Eigen::VectorXd> x,
+                   Eigen::Ref<Eigen::VectorXd> old, ContactWorkspace& workspace) {
+  for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
+    const NewtonNodeUnknowns& node = n.unknowns[k];
+    const int size = node.size;
+    old.segment(node.offset, size) = workspace.factored_row_bases[k].topRows(size) *
+                                     (node.rows.transpose() * x.segment(node.offset, size));
+  }
+  solve_with_kept_lu(workspace, n_system, old.data());
+  for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
+    const NewtonNodeUnknowns& node = n.unknowns[k];
+    const int size = node.size;
+    x.segment(node.offset, size) =
+        node.basis.transpose() *
+        (workspace.factored_column_bases[k].leftCols(size) * old.segment(node.offset, size));
+  }
+}
+
+/// out = A x for the step's system, through its blocks:
+/// (A x)_i = G_i (S N x)_i + H_i N_i x_i; A is never formed.
+void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
+                       const Eigen::Ref<const Eigen::VectorXd>& x,
+                       Eigen::Ref<Eigen::VectorXd> out) {
+  n.system_forces.setZero();
+  for (const NewtonNodeUnknowns& node : n.unknowns)
+    n.system_forces.noalias() +=
+        s.middleCols<3>(3 * node.node) * (node.basis * x.segment(node.offset, node.size));
+  for (const NewtonNodeUnknowns& node : n.unknowns)
+    out.segment(node.offset, node.size) = node.g * n.system_forces.segment<3>(3 * node.node) +
+                                          node.h * (node.basis * x.segment(node.offset, node.size));
+}
+
+/// The step's system A x = b (b in n.rhs) solved by GMRES preconditioned on
+/// the right by the kept LU M of a system with the same unknowns
+/// (apply_kept_lu). Within a Newton solve the slip directions move little
+/// from one step to the next, so A M^-1 is close to the identity and a few
+/// iterations of O(m n) replace an LU of O(n^3). True (x in n.rhs) when
+/// |b - A x| <= tolerance |b| within max_iterations; false (n.rhs
+/// untouched) otherwise, and the caller factorizes afresh.
+bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double tolerance,
+                                 NewtonState& n, ContactWorkspace& workspace) {
+  constexpr int max_iterations = 10;
+  const auto b = n.rhs.head(n_system);
+  const double beta = b.norm();
+  if (!(beta > 0.0)) return false;
+  if (n.krylov.rows() < n_system) n.krylov.resize(n.rhs.size(), max_iterations + 1);
+  auto basis = n.krylov.topRows(n_system);
+  auto z = n.gmres_z.head(n_system);
+  auto w = n.gmres_w.head(n_system);
+  auto old = n.gmres_old.head(n_system);
+  Eigen::Matrix<double, max_iterations + 1, max_iterations> h;
+  Eigen::Matrix<double, max_iterations + 1, 1> g =
+      Eigen::Matrix<double, max_iterations + 1, 1>::Zero();
+  Eigen::Matrix<double, max_iterations, 1> cosines, sines;
+  h.setZero();
+  g(0) = beta;
+  basis.col(0) = b / beta;
+  for (int j = 0; j < max_iterations; ++j) {
+    ++workspace.counts.gmres_iterations;
+    z = basis.col(j);
+    apply_kept_lu(n, n_system, z, old, workspace);
+    apply_step_system(s, n, z, w);
+    for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+      h(i, j) = w.dot(basis.col(i));
+      w -= h(i, j) * basis.col(i);
+    }
+    h(j + 1, j) = w.norm();
+    if (!std::isfinite(h(j + 1, j))) return false;
+    const bool breakdown = h(j + 1, j) == 0.0;  // the exact solution is in the basis
+    if (!breakdown) basis.col(j + 1) = w / h(j + 1, j);
+    for (int i = 0; i < j; ++i) {  // the earlier Givens rotations
+      const double upper = cosines(i) * h(i, j) + sines(i) * h(i + 1, j);
+      h(i + 1, j) = -sines(i) * h(i, j) + cosines(i) * h(i + 1, j);
+      h(i, j) = upper;
+    }
+    const double radius = std::hypot(h(j, j), h(j + 1, j));
+    if (!(radius > 0.0)) return false;
+    cosines(j) = h(j, j) / radius;
+    sines(j) = h(j + 1, j) / radius;
+    h(j, j) = radius;
+    h(j + 1, j) = 0.0;
+    g(j + 1) = -sines(j) * g(j);
+    g(j) *= cosines(j);
+    // Four iterations without two digits: the LU is too far from this
+    // system, and a fresh one is cheaper than more iterations.
+    if (j == 3 && std::abs(g(j + 1)) > 1e-2 * beta) return false;
+    if (std::abs(g(j + 1)) <= tolerance * beta || breakdown) {
+      const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, max_iterations, 1> y =
+          h.topLeftCorner(j + 1, j + 1).triangularView<Eigen::Upper>().solve(g.head(j + 1));
+      z = basis.leftCols(j + 1) * y;
+      apply_kept_lu(n, n_system, z, old, workspace);
+      n.rhs.head(n_system) = z;
+      return true;
     }
   }
+  return false;
+}
+
+/// The rest of a Newton step: the dense system of the unknowns, blocks
+/// G_i S_ij N_j (+ H_i N_i on the diagonal), solved by LU, by the kept LU
+/// when `reuse` (the matrix is then not assembled), or by GMRES on the
+/// kept LU when only slip rows moved (gmres_on_kept_factorization, to
+/// `tolerance` relative); their motion is added to dv and its forces to
+/// dr. False if the system is singular.
+bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::MatrixXd& s,
+                          int n_system, bool reuse, double tolerance, NewtonState& n,
+                          ContactWorkspace& workspace) {
+  auto rhs = n.rhs.head(n_system);
   for (const NewtonNodeUnknowns& node : n.unknowns)
     rhs.segment(node.offset, node.size) = node.rhs -
                                           node.g.lazyProduct(n.dr.segment<3>(3 * node.node)) -
                                           node.h.lazyProduct(n.dv.segment<3>(3 * node.node));
-  if (!solve_step_system(problem, n.states, false, reuse, n_system, rhs.data(), workspace))
-    return false;
+  bool solved = false;
+  if (!reuse && kept_factorization_is_close(problem, n, n_system, workspace)) {
+    solved = gmres_on_kept_factorization(s, n_system, tolerance, n, workspace);
+    ++(solved ? workspace.counts.gmres_solves : workspace.counts.gmres_failures);
+    if (solved) ++workspace.counts.steps;
+  }
+  if (!solved) {
+    // The blocks are at most 3 x 3: coefficient-wise (lazy) products avoid
+    // the general matrix-product machinery, which dominated this loop.
+    if (!reuse) {
+      Eigen::Map<Eigen::MatrixXd> system = step_matrix(n_system, workspace);
+      for (const NewtonNodeUnknowns& col : n.unknowns) {
+        n.s_times_basis.noalias() = s.middleCols<3>(3 * col.node).lazyProduct(col.basis);
+        for (const NewtonNodeUnknowns& row : n.unknowns)
+          system.block(row.offset, col.offset, row.size, col.size).noalias() =
+              row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
+        system.block(col.offset, col.offset, col.size, col.size).noalias() +=
+            col.h.lazyProduct(col.basis);
+      }
+    }
+    if (!solve_step_system(problem, n.states, false, reuse, n_system, rhs.data(), workspace))
+      return false;
+    if (!reuse) {
+      workspace.factored_unknown_sizes.clear();
+      workspace.factored_row_bases.resize(n.unknowns.size());
+      workspace.factored_column_bases.resize(n.unknowns.size());
+      for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
+        const NewtonNodeUnknowns& node = n.unknowns[k];
+        workspace.factored_unknown_sizes.push_back(node.size);
+        workspace.factored_row_bases[k].topRows(node.size) = node.rows;
+        workspace.factored_column_bases[k].leftCols(node.size) = node.basis;
+      }
+    }
+  }
   for (const NewtonNodeUnknowns& node : n.unknowns) {
     const int j = node.node;
     const Eigen::Vector3d delta = node.basis * rhs.segment(node.offset, node.size);
@@ -523,7 +692,7 @@ bool cheaper_in_reactions(const NewtonState& n) {
 /// the smaller formulation, with the kept factorization when the system is
 /// the one it was made for (the same operators, formulation and states, no
 /// node sliding: stick and open rows hold W or S only). False if singular.
-bool dense_step(const CondensedContactProblem& problem, NewtonState& n,
+bool dense_step(const CondensedContactProblem& problem, double tolerance, NewtonState& n,
                 ContactWorkspace& workspace) {
   const bool in_reactions = workspace.options.choose_formulation && cheaper_in_reactions(n);
   const bool reuse = workspace.options.reuse_factorization && workspace.factorization_reusable &&
@@ -534,7 +703,7 @@ bool dense_step(const CondensedContactProblem& problem, NewtonState& n,
   if (in_reactions) return step_in_reactions(problem, dense.delassus(), reuse, n, workspace);
   const int n_system = known_part_of_step(dense.stiffness(), n);
   return n_system == 0 ||
-         unknown_part_of_step(problem, dense.stiffness(), n_system, reuse, n, workspace);
+         unknown_part_of_step(problem, dense.stiffness(), n_system, reuse, tolerance, n, workspace);
 }
 
 /// v += W r, over the columns of the nodes with a reaction when they are
@@ -652,16 +821,18 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     report.newton_iterations = iteration + 1;
 
     regularize_non_associated_slip(problem, report.scaled_residual, n);
+    // Inexact Newton where the step is iterative (the sparse path, and the
+    // dense one's GMRES on a kept LU): its linear solve is as accurate
+    // as the residual's decrease needs (relative |F| / |F_0|), within bounds.
+    const double f_norm = n.f.norm();
+    if (iteration == 0) first_f_norm = f_norm;
+    const double step_tolerance = std::clamp(first_f_norm > 0.0 ? f_norm / first_f_norm : 1.0,
+                                             sparse_step_tolerance, loosest_sparse_step_tolerance);
     if (dense) {
-      if (!dense_step(problem, n, workspace)) return report;
+      if (!dense_step(problem, std::min(step_tolerance, loosest_dense_step_tolerance), n,
+                      workspace))
+        return report;
     } else {
-      // Inexact Newton: the step's linear solve is as accurate as the
-      // residual's decrease needs (relative |F| / |F_0|), within bounds.
-      const double f_norm = n.f.norm();
-      if (iteration == 0) first_f_norm = f_norm;
-      const double step_tolerance =
-          std::clamp(first_f_norm > 0.0 ? f_norm / first_f_norm : 1.0, sparse_step_tolerance,
-                     loosest_sparse_step_tolerance);
       const NewtonStepEquations equations{n.states, n.b, n.c, n.f, problem.rho};
       if (!workspace.sparse_step ||
           !workspace.sparse_step->solve(equations, step_tolerance, n.dr, n.dv))

@@ -31,18 +31,33 @@ struct ContactWorkspace {
   /// alone, physics.md 3.2).
   std::weak_ptr<const DelassusOperator> factored_operators;
   std::vector<ContactState> factored_states;
+  /// The unknowns per node of a factorization in dv (2 or 3 for a slip node,
+  /// 3 for an open one): a step with the same states and sizes but moved
+  /// slip rows is solved by GMRES preconditioned by it.
+  std::vector<int> factored_unknown_sizes;
+  /// Their bases: E (rows, the equations kept) in the top rows and N
+  /// (columns, the motions) in the left columns of each 3 x 3; GMRES
+  /// maps the step's own bases onto these.
+  std::vector<Eigen::Matrix3d> factored_row_bases, factored_column_bases;
   bool factored_in_reactions = false;
   bool factorization_reusable = false;
-  /// Choices of the dense Newton step; both on by default, off only to
+  bool factorization_valid = false;  ///< newton_matrix holds an LU
+  /// Choices of the dense Newton step; all on by default, off only to
   /// compare against the plain step (benchmarks, tests).
   struct Options {
     bool choose_formulation = true;   ///< unknowns dr when smaller than dv
     bool reuse_factorization = true;  ///< reuse the LU of an unchanged system
+    /// Solve a step whose system differs from the factorized one only in its
+    /// slip rows by GMRES preconditioned by the kept LU (a fresh LU when
+    /// it does not converge fast).
+    bool gmres_on_kept_factorization_enabled = true;
   } options;
-  /// Dense Newton steps since construction: all, those solved for dr, and
-  /// those that reused a factorization.
+  /// Dense Newton steps since construction: all, those solved for dr, those
+  /// that reused a factorization, those solved by GMRES on a kept one,
+  /// GMRES's iterations, and its attempts that fell back to a fresh LU.
   struct Counts {
-    long steps = 0, in_reactions = 0, reused = 0;
+    long steps = 0, in_reactions = 0, reused = 0, gmres_solves = 0, gmres_iterations = 0,
+         gmres_failures = 0;
   } counts;
   /// The Newton step solver of a sparse operator (made on first use).
   std::unique_ptr<SparseNewtonStep> sparse_step;

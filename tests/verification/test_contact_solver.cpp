@@ -338,16 +338,16 @@ TEST(ContactSolver, ContactNodesAcceptOnlyATangentialComponentHeldAtZero) {
   EXPECT_EQ(message(with_bottom_condition({std::nullopt, 0.0, std::nullopt})), "no error");
 }
 
-/// A rigid sphere (radius 80) on the seed punch's bottom face at the solver
-/// level: the free gap rho^2 / (2 R) - delta at a node at radius rho, so that
-/// a disc of radius 4 of the 10 touches and most nodes are open. Pressing to
-/// delta = 0.1 in 2 increments, then 4 increments of the sphere's
-/// tangential displacement (0.0005 each along t1): reactions are totals,
-/// the tangential kinematics increments (q_t = -(W r_prev)_t - ds). Solves
-/// each increment with `workspace` and returns the reactions after each.
-std::vector<Eigen::VectorXd> solve_sphere_sequence(const NodeToPlaneContact& contact,
-                                                   const FrictionLaw& law,
-                                                   ContactWorkspace& workspace) {
+/// A rigid indenter on the seed punch's bottom face at the solver level:
+/// the free gap `gap(x, delta)` at a node at x. Pressing to delta = 0.05
+/// then 0.1, then 4 increments of the indenter's tangential displacement
+/// (`slide` each along t1): reactions are totals, the tangential kinematics
+/// increments (q_t = -(W r_prev)_t - ds). Solves each increment with
+/// `workspace` and returns the reactions after each.
+template <class Gap>
+std::vector<Eigen::VectorXd> solve_indenter_sequence(const NodeToPlaneContact& contact,
+                                                     const FrictionLaw& law, Gap gap, double slide,
+                                                     ContactWorkspace& workspace) {
   const int m = contact.n_nodes();
   CondensedContactProblem problem{contact.condensed_operators(),
                                   Eigen::VectorXd::Zero(3 * m),
@@ -358,14 +358,14 @@ std::vector<Eigen::VectorXd> solve_sphere_sequence(const NodeToPlaneContact& con
   Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * m), wr(3 * m);
   std::vector<Eigen::VectorXd> answers;
   for (int k = 0; k < 6; ++k) {
-    const double delta = k == 0 ? 0.05 : 0.1, ds = k < 2 ? 0.0 : 0.0005;
+    const double delta = k == 0 ? 0.05 : 0.1, ds = k < 2 ? 0.0 : slide;
     wr.setZero();
     problem.operators->add_product(r, wr);
     // As NodeToPlaneContact::motion_scale: the largest free motion.
     problem.motion_scale = k < 2 ? 0.05 : 0.0;
     for (int i = 0; i < m; ++i) {
       const Eigen::Vector3d x = contact.nodes()[static_cast<std::size_t>(i)].position;
-      problem.q(3 * i) = x.head<2>().squaredNorm() / 160.0 - delta;
+      problem.q(3 * i) = gap(x, delta);
       problem.q.segment<2>(3 * i + 1) = -wr.segment<2>(3 * i + 1);
       problem.q(3 * i + 1) -= ds;
       problem.motion_scale = std::max(problem.motion_scale, problem.q.segment<2>(3 * i + 1).norm());
@@ -377,6 +377,17 @@ std::vector<Eigen::VectorXd> solve_sphere_sequence(const NodeToPlaneContact& con
     answers.push_back(r);
   }
   return answers;
+}
+
+/// A rigid sphere (radius 80): a disc of radius 4 of the face's 10 touches
+/// at delta = 0.1 and most nodes are open; it slides by 0.0005 an increment.
+std::vector<Eigen::VectorXd> solve_sphere_sequence(const NodeToPlaneContact& contact,
+                                                   const FrictionLaw& law,
+                                                   ContactWorkspace& workspace) {
+  const auto sphere = [](const Eigen::Vector3d& x, double delta) {
+    return x.head<2>().squaredNorm() / 160.0 - delta;
+  };
+  return solve_indenter_sequence(contact, law, sphere, 0.0005, workspace);
 }
 
 // The Newton step in dr (when most nodes are open) and the reuse of the LU
@@ -394,6 +405,7 @@ TEST(ContactSolver, SphereOnFlatSolvedInReactionsAndWithReusedFactorizationGives
         FrictionLaw::orthotropic(1.0, 1.0, 1.0, 1.0)}) {
     ContactWorkspace plain, fast;
     plain.options.choose_formulation = plain.options.reuse_factorization = false;
+    plain.options.gmres_on_kept_factorization_enabled = false;
     const auto expected = solve_sphere_sequence(analysis.contact(), law, plain);
     const auto answers = solve_sphere_sequence(analysis.contact(), law, fast);
     for (std::size_t k = 0; k < answers.size(); ++k) {
@@ -402,11 +414,44 @@ TEST(ContactSolver, SphereOnFlatSolvedInReactionsAndWithReusedFactorizationGives
       EXPECT_LE(max_abs_difference(answers[k], expected[k]), 1e-8 * max_r)
           << "law mu1 " << law.mu1() << " p1 " << law.p1() << ", increment " << k;
     }
-    EXPECT_EQ(plain.counts.in_reactions + plain.counts.reused, 0);
+    EXPECT_EQ(plain.counts.in_reactions + plain.counts.reused + plain.counts.gmres_solves, 0);
     EXPECT_GT(fast.counts.in_reactions, fast.counts.steps / 2) << "law mu1 " << law.mu1();
     reused += fast.counts.reused;
   }
   EXPECT_GT(reused, 0);
+}
+
+// A flat indenter pressed into the whole face and slid far enough that most
+// nodes slide: the Newton steps are in dv with slip rows, which a fresh LU
+// can no longer serve exactly; where a step's states and unknowns are those
+// of the kept LU, GMRES preconditioned by it solves the step instead. The
+// answers are the plain step's (a fresh LU every step) to within the law
+// tolerance, each converged state passing the law certificate, for an
+// associated and a non-associated law, and GMRES must have served steps.
+TEST(ContactSolver, SlidingFlatSolvedByGmresOnTheKeptFactorizationGivesThePlainAnswer) {
+  const Mesh mesh = generate_cylinder({});
+  const Analysis analysis(punch_case(0.3), mesh);
+  const auto flat = [](const Eigen::Vector3d&, double delta) { return -0.2 * delta; };
+  for (const FrictionLaw& law : {FrictionLaw::orthotropic(0.3, 0.3, 0.3, 0.3),
+                                 FrictionLaw::orthotropic(0.2, 0.1, 0.2 / 6.0, 0.4 / 3.0)}) {
+    ContactWorkspace plain, fast;
+    plain.options.choose_formulation = plain.options.reuse_factorization = false;
+    plain.options.gmres_on_kept_factorization_enabled = false;
+    const auto expected = solve_indenter_sequence(analysis.contact(), law, flat, 0.002, plain);
+    const auto answers = solve_indenter_sequence(analysis.contact(), law, flat, 0.002, fast);
+    for (std::size_t k = 0; k < answers.size(); ++k) {
+      const double max_r = expected[k].lpNorm<Eigen::Infinity>();
+      EXPECT_GT(max_r, 0.0);
+      EXPECT_LE(max_abs_difference(answers[k], expected[k]), 1e-8 * max_r)
+          << "law mu2 " << law.mu2() << " p1 " << law.p1() << ", increment " << k;
+    }
+    EXPECT_EQ(plain.counts.gmres_solves + plain.counts.gmres_failures, 0);
+    EXPECT_GT(fast.counts.gmres_solves, 0) << "law mu2 " << law.mu2();
+    EXPECT_GE(fast.counts.gmres_iterations, fast.counts.gmres_solves);
+    std::printf("law (%g, %g, %g, %g): %ld steps, %ld by GMRES (%ld iterations), %ld fell back\n",
+                law.mu1(), law.mu2(), law.p1(), law.p2(), fast.counts.steps,
+                fast.counts.gmres_solves, fast.counts.gmres_iterations, fast.counts.gmres_failures);
+  }
 }
 
 }  // namespace
