@@ -1,6 +1,8 @@
 // Defines BIPO_TEST_SANITIZED in a build with AddressSanitizer or
-// ThreadSanitizer (the `asan` preset): the tests that cap the address space
-// skip themselves there, since the sanitizers reserve terabytes of it.
+// ThreadSanitizer (the `asan` and `tsan` presets), with GCC's and clang's
+// spellings alike: the tests that cap the address space skip or loosen the
+// cap there, since the sanitizers reserve terabytes of it, and the few too
+// slow in the Debug sanitizer build skip themselves.
 #pragma once
 
 #if defined(__has_feature)

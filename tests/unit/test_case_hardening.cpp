@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../sanitized_build.hpp"
 #include "app/run.hpp"
 #include "cli_support.hpp"
 #include "core/errors.hpp"
@@ -82,7 +83,7 @@ class CaseHardening : public ::testing::Test {
   /// AddressSanitizer, which reserves terabytes of address space for its
   /// shadow memory, only the time is bounded.
   [[nodiscard]] Outcome bounded_check(const fs::path& file) const {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(BIPO_TEST_SANITIZED)
     const std::string memory_limit;
 #else
     const std::string memory_limit = "ulimit -v 4000000; ";

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../sanitized_build.hpp"
 #include "app/run.hpp"
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
@@ -381,7 +382,7 @@ struct SignChecks {
 // amplified by mu is what the certificate measures: up to 6e-10 here, above
 // law_tolerance (1e-10) and below the acceptance threshold (1e-8).
 TEST(SolverEdgeCases, BondedPunchKeepsEverySignAndTheCone) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(BIPO_TEST_SANITIZED)
   // Thousands of contact iterations per increment: over 15 minutes in the
   // Debug sanitizer build, 2 s in Release, where the default suite runs it.
   // The sanitizer build runs the same code on the seed punch cases below.
