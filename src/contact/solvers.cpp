@@ -443,16 +443,14 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
 /// in the slip nodes' rows (B_i, C_i and their reduction move with the
 /// iterate), and GMRES preconditioned by it may replace a fresh LU.
 bool kept_factorization_is_close(const CondensedContactProblem& problem, const NewtonState& n,
-                                 int n_system, const ContactWorkspace& workspace) {
+                                 const ContactWorkspace& workspace) {
   if (!workspace.options.gmres_on_kept_factorization_enabled || !workspace.factorization_valid ||
-      workspace.factored_in_reactions ||
-      workspace.pivots.size() != static_cast<std::size_t>(n_system) ||
-      workspace.factored_operators.lock() != problem.operators ||
+      workspace.factored_in_reactions || workspace.factored_operators.lock() != problem.operators ||
       workspace.factored_states != n.states ||
-      workspace.factored_unknown_sizes.size() != n.unknowns.size())
+      workspace.factored_unknowns.size() != n.unknowns.size())
     return false;
   for (std::size_t k = 0; k < n.unknowns.size(); ++k)
-    if (workspace.factored_unknown_sizes[k] != n.unknowns[k].size) return false;
+    if (workspace.factored_unknowns[k].size != n.unknowns[k].size) return false;
   return true;
 }
 
@@ -466,7 +464,7 @@ void apply_kept_lu(const NewtonState& n, int n_system, Eigen::Ref<Eigen::VectorX
   for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
     const NewtonNodeUnknowns& node = n.unknowns[k];
     const int size = node.size;
-    old.segment(node.offset, size) = workspace.factored_row_bases[k].topRows(size) *
+    old.segment(node.offset, size) = workspace.factored_unknowns[k].rows.topRows(size) *
                                      (node.rows.transpose() * x.segment(node.offset, size));
   }
   solve_with_kept_lu(workspace, n_system, old.data());
@@ -475,7 +473,7 @@ void apply_kept_lu(const NewtonState& n, int n_system, Eigen::Ref<Eigen::VectorX
     const int size = node.size;
     x.segment(node.offset, size) =
         node.basis.transpose() *
-        (workspace.factored_column_bases[k].leftCols(size) * old.segment(node.offset, size));
+        (workspace.factored_unknowns[k].columns.leftCols(size) * old.segment(node.offset, size));
   }
 }
 
@@ -574,7 +572,7 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
                                           node.g.lazyProduct(n.dr.segment<3>(3 * node.node)) -
                                           node.h.lazyProduct(n.dv.segment<3>(3 * node.node));
   bool solved = false;
-  if (!reuse && kept_factorization_is_close(problem, n, n_system, workspace)) {
+  if (!reuse && kept_factorization_is_close(problem, n, workspace)) {
     solved = gmres_on_kept_factorization(s, n_system, tolerance, n, workspace);
     ++(solved ? workspace.counts.gmres_solves : workspace.counts.gmres_failures);
     if (solved) ++workspace.counts.steps;
@@ -596,14 +594,13 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
     if (!solve_step_system(problem, n.states, false, reuse, n_system, rhs.data(), workspace))
       return false;
     if (!reuse) {
-      workspace.factored_unknown_sizes.clear();
-      workspace.factored_row_bases.resize(n.unknowns.size());
-      workspace.factored_column_bases.resize(n.unknowns.size());
+      workspace.factored_unknowns.resize(n.unknowns.size());
       for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
         const NewtonNodeUnknowns& node = n.unknowns[k];
-        workspace.factored_unknown_sizes.push_back(node.size);
-        workspace.factored_row_bases[k].topRows(node.size) = node.rows;
-        workspace.factored_column_bases[k].leftCols(node.size) = node.basis;
+        ContactWorkspace::FactoredUnknowns& kept = workspace.factored_unknowns[k];
+        kept.size = node.size;
+        kept.rows.topRows(node.size) = node.rows;
+        kept.columns.leftCols(node.size) = node.basis;
       }
     }
   }

@@ -31,14 +31,17 @@ struct ContactWorkspace {
   /// alone, physics.md 3.2).
   std::weak_ptr<const DelassusOperator> factored_operators;
   std::vector<ContactState> factored_states;
-  /// The unknowns per node of a factorization in dv (2 or 3 for a slip node,
-  /// 3 for an open one): a step with the same states and sizes but moved
-  /// slip rows is solved by GMRES preconditioned by it.
-  std::vector<int> factored_unknown_sizes;
-  /// Their bases: E (rows, the equations kept) in the top rows and N
-  /// (columns, the motions) in the left columns of each 3 x 3; GMRES
+  /// The unknowns of each non-sticking node in a factorization in dv: their
+  /// number (2 or 3 for a slip node, 3 for an open one) and bases, E (the
+  /// equations kept) in the top rows of `rows` and N (the motions) in the
+  /// left columns of `columns`. A step with the same states and sizes but
+  /// moved slip rows is solved by GMRES preconditioned by the LU, which
   /// maps the step's own bases onto these.
-  std::vector<Eigen::Matrix3d> factored_row_bases, factored_column_bases;
+  struct FactoredUnknowns {
+    int size = 3;
+    Eigen::Matrix3d rows, columns;
+  };
+  std::vector<FactoredUnknowns> factored_unknowns;
   bool factored_in_reactions = false;
   bool factorization_reusable = false;
   bool factorization_valid = false;  ///< newton_matrix holds an LU
