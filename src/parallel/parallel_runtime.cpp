@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <vector>
 
@@ -92,6 +93,12 @@ bool launched_by_mpi() {
   for (const char* variable : variables)
     if (std::getenv(variable) != nullptr) return true;
   return false;
+}
+
+int launched_world_size() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"})
+    if (const char* value = std::getenv(variable); value != nullptr) return std::atoi(value);
+  return 0;
 }
 
 std::string parallel_plugin_path() {

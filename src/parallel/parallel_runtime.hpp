@@ -16,6 +16,12 @@ namespace bipo {
 /// from the environment only (nothing is loaded).
 [[nodiscard]] bool launched_by_mpi();
 
+/// The number of ranks the MPI launcher declares for this job
+/// (OMPI_COMM_WORLD_SIZE, PMI_SIZE or MV2_COMM_WORLD_SIZE), or 0 if none
+/// does. Unlike launched_by_mpi() it is not fooled by an MPI singleton
+/// start in this process, which sets some of the launchers' variables.
+[[nodiscard]] int launched_world_size();
+
 /// Where bipo looks for the plugin, in order (for messages and docs).
 [[nodiscard]] std::string parallel_plugin_path();
 

@@ -377,6 +377,7 @@ class CholmodSolver final : public LinearSolver {
   }
 
   [[nodiscard]] std::string name() const override { return "CHOLMOD supernodal Cholesky"; }
+  [[nodiscard]] bool is_serial_factorization() const override { return true; }
 
  private:
   mutable cholmod_common common_{};

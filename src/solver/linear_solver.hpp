@@ -1,7 +1,7 @@
 // Owns the linear algebra interface of bipo: one small class that factorizes a
 // symmetric positive definite sparse matrix once and solves with it many
-// times. CHOLMOD (supernodal Cholesky) is the backend today; a distributed
-// backend (e.g. PETSc) would implement the same three calls.
+// times. Backends: CHOLMOD (supernodal Cholesky, in one process) and PETSc
+// (src/parallel/plugin: MUMPS, or CG with algebraic multigrid, over MPI).
 #pragma once
 
 #include <Eigen/Core>
@@ -49,6 +49,22 @@ class LinearSolver {
   /// workspace, so that a call allocates nothing once a first one has run.
   /// This default copies through solve(). Same thread safety as solve().
   virtual void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
+  /// solve() and solve_in_place() for results that need only a few digits
+  /// (a preconditioner's coarse operator, an estimate, the products of an
+  /// inexact Newton step's Krylov iteration): an iterative backend may stop
+  /// at the relative residual `relative_tolerance` of each column, but never
+  /// before its own tolerance; a direct one solves as always (these
+  /// defaults).
+  virtual void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
+                                  double relative_tolerance) const {
+    static_cast<void>(relative_tolerance);
+    solve(b, x);
+  }
+  virtual void solve_in_place_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
+                                           double relative_tolerance) const {
+    static_cast<void>(relative_tolerance);
+    solve_in_place(x);
+  }
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
   /// The bytes that factorize_lower(lower, false) would give its factor, by
@@ -65,6 +81,12 @@ class LinearSolver {
   /// depend on the machine's load, for decisions that must not either.
   [[nodiscard]] virtual double factorization_flops() const { return 0.0; }
   [[nodiscard]] virtual std::string name() const = 0;
+  /// True for a factorization held whole in this process (CHOLMOD): a
+  /// second one of the same kind beside it (the sparse contact path's
+  /// `stiffness_factor`) is in keeping with the run. False for a backend
+  /// chosen to spread or bound the memory (PETSc, on one rank or several),
+  /// whose runs must need only its solves.
+  [[nodiscard]] virtual bool is_serial_factorization() const { return false; }
   /// The rigid-body modes of the body on the free unknowns (n_free x 6:
   /// three translations, three rotations), given before a factorization
   /// to a backend that uses them (an algebraic multigrid's near-null

@@ -1,13 +1,14 @@
 // The PETSc backend (src/parallel/plugin/) against CHOLMOD on the stiffness of
 // a small cylinder held at its top face: each method's solution, the
-// refactorization with the same pattern, and the errors of a matrix that is
-// not positive definite and of a Krylov solve that does not converge.
+// refactorization with the same pattern, the solves to a looser tolerance,
+// and the errors of a matrix that is not positive definite and of a Krylov
+// solve that does not converge.
 // Skipped when bipo was built without its parallel plugin.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
-#include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "app/run.hpp"
 #include "core/errors.hpp"
@@ -129,6 +130,62 @@ TEST(PetscSolver, CgHypreMatchesCholmodToItsTolerance) {
   expect_krylov_solution(PetscMethod::cg_hypre, false);
 }
 
+// solve_to_tolerance / solve_in_place_to_tolerance (the sparse contact
+// path's inexact products): a Krylov method stops at the looser tolerance,
+// with its true residual below it and fewer iterations than a full solve;
+// a tighter request does not tighten the method's own tolerance; the next
+// plain solve meets the method's own tolerance again (it was put back); and
+// a direct method solves exactly whatever is asked.
+TEST(PetscSolver, SolveToToleranceStopsAtTheLooserToleranceOnlyAndPutsItBack) {
+  SKIP_WITHOUT_PETSC();
+  const HeldCylinder system = held_cylinder();
+  auto petsc = make_petsc_solver({PetscMethod::cg_gamg, 1e-12, 2000});
+  petsc->set_rigid_body_modes(system.modes);
+  petsc->factorize(system.k_ff);
+  const Eigen::VectorXd b = system.b.col(1);
+  const auto residual = [&](const Eigen::VectorXd& x) {
+    return (system.k_ff * x - b).norm() / b.norm();
+  };
+  const auto iterations_of = [&](const auto& solve) {
+    const long before = petsc->krylov_iterations();
+    Eigen::VectorXd x = b;
+    solve(x);
+    return std::make_pair(petsc->krylov_iterations() - before, x);
+  };
+  const auto [full_iterations, full] =
+      iterations_of([&](Eigen::VectorXd& x) { petsc->solve_in_place(x); });
+  const auto [loose_iterations, loose] =
+      iterations_of([&](Eigen::VectorXd& x) { petsc->solve_in_place_to_tolerance(x, 1e-5); });
+  EXPECT_LE(residual(loose), 1e-5);
+  EXPECT_GT(residual(loose), 1e-12);  // it did stop early
+  EXPECT_LT(loose_iterations, full_iterations);
+  const auto [tight_iterations, tight] =
+      iterations_of([&](Eigen::VectorXd& x) { petsc->solve_in_place_to_tolerance(x, 1e-16); });
+  EXPECT_EQ(tight_iterations, full_iterations);
+  EXPECT_LE(residual(tight), 1.0001e-12);
+  const auto [again_iterations, again] =
+      iterations_of([&](Eigen::VectorXd& x) { petsc->solve_in_place(x); });
+  EXPECT_EQ(again_iterations, full_iterations);
+  EXPECT_LE(residual(again), 1.0001e-12);
+  // Several columns.
+  const long before = petsc->krylov_iterations();
+  Eigen::MatrixXd x;
+  petsc->solve_to_tolerance(system.b, x, 1e-5);
+  for (int col = 0; col < 2; ++col)
+    EXPECT_LE((system.k_ff * x.col(col) - system.b.col(col)).norm(),
+              1e-5 * system.b.col(col).norm());
+  EXPECT_LT(petsc->krylov_iterations() - before, 2 * full_iterations);
+
+  auto direct = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+  direct->factorize(system.k_ff);
+  Eigen::VectorXd exact = b;
+  direct->solve_in_place_to_tolerance(exact, 1e-2);
+  EXPECT_LE(residual(exact), 1e-12);
+  Eigen::MatrixXd exact_columns;
+  direct->solve_to_tolerance(system.b, exact_columns, 1e-2);
+  EXPECT_LT(relative_difference(exact_columns, cholmod_solution(system)), 1e-10);
+}
+
 // factorize_lower(reuse) with the same pattern and values scaled by 2:
 // the solution is exactly half (up to round-off), with the analysis kept.
 TEST(PetscSolver, RefactorizationWithTheSamePatternSolvesTheNewMatrix) {
@@ -197,10 +254,7 @@ TEST(PetscSolver, UnderSeveralRanksAutoIsPetscAndCholmodIsAnInputError) {
   // run as one process: MPI's singleton start sets some of the launcher's
   // variables) is not what this test is for; the launcher's own count of
   // ranks says so.
-  const char* launched_size = std::getenv("OMPI_COMM_WORLD_SIZE");
-  if (launched_size == nullptr) launched_size = std::getenv("PMI_SIZE");
-  if (launched_size == nullptr || std::atoi(launched_size) < 2)
-    GTEST_SKIP() << "runs under mpiexec -n 2 (PetscSolver.OnTwoRanks)";
+  if (launched_world_size() < 2) GTEST_SKIP() << "runs under mpiexec -n 2 (PetscSolver.OnTwoRanks)";
   start_parallel_runtime();
   ASSERT_GT(parallel_size(), 1);
   Case c = read_case(std::filesystem::path(BIPO_SOURCE_DIR) / "cases" / "punch_A.yaml");

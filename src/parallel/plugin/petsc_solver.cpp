@@ -184,6 +184,32 @@ class PetscLinearSolver final : public LinearSolver {
     solve_one(x.data(), x.data());
   }
 
+  void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
+                          double relative_tolerance) const override {
+    if (settings_.method == PetscMethod::direct) {
+      solve(b, x);
+      return;
+    }
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
+    if (ksp_ == nullptr || b.rows() != n_) throw NumericalError("PETSc solve before factorization");
+    x.resize(b.rows(), b.cols());
+    const LooserTolerance looser(ksp_, relative_tolerance, tolerance_in_effect_);
+    for (Eigen::Index col = 0; col < b.cols(); ++col)
+      solve_one(b.col(col).data(), x.col(col).data());
+  }
+
+  void solve_in_place_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
+                                   double relative_tolerance) const override {
+    if (settings_.method == PetscMethod::direct) {
+      solve_in_place(x);
+      return;
+    }
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
+    if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
+    const LooserTolerance looser(ksp_, relative_tolerance, tolerance_in_effect_);
+    solve_one(x.data(), x.data());
+  }
+
   [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
   [[nodiscard]] double factorization_flops() const override { return factorization_flops_; }
   [[nodiscard]] std::string name() const override {
@@ -205,6 +231,22 @@ class PetscLinearSolver final : public LinearSolver {
   void attach_rigid_body_modes();
   void check_set_up();
   void solve_one(const double* b, double* x) const;
+  /// The Krylov method's relative tolerance raised to `relative_tolerance`
+  /// (never lowered below what is set, the case's or PETSC_OPTIONS') for
+  /// the solves of its lifetime, then put back, errors included.
+  class LooserTolerance {
+   public:
+    LooserTolerance(KSP ksp, double relative_tolerance, double& in_effect);
+    ~LooserTolerance();
+    LooserTolerance(const LooserTolerance&) = delete;
+    LooserTolerance& operator=(const LooserTolerance&) = delete;
+
+   private:
+    KSP ksp_;
+    double& in_effect_;
+    PetscReal rtol_ = 0.0, abstol_ = 0.0, dtol_ = 0.0;
+    PetscInt max_iterations_ = 0;
+  };
   void solve_block(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
   void check_converged() const;
   void destroy();
@@ -222,7 +264,24 @@ class PetscLinearSolver final : public LinearSolver {
   double factor_nonzeros_ = 0.0;      // MUMPS INFOG(29); 0 for the Krylov methods
   double factorization_flops_ = 0.0;  // MUMPS RINFOG(3); 0 for the Krylov methods
   mutable long solves_ = 0, krylov_iterations_ = 0;
+  // The relative tolerance of the solve under way, for check_converged's
+  // message (solve_to_tolerance raises it); 0: the method's own.
+  mutable double tolerance_in_effect_ = 0.0;
 };
+
+PetscLinearSolver::LooserTolerance::LooserTolerance(KSP ksp, double relative_tolerance,
+                                                    double& in_effect)
+    : ksp_(ksp), in_effect_(in_effect) {
+  check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_iterations_), "KSPGetTolerances");
+  const PetscReal looser = std::max(rtol_, static_cast<PetscReal>(relative_tolerance));
+  check(KSPSetTolerances(ksp_, looser, abstol_, dtol_, max_iterations_), "KSPSetTolerances");
+  in_effect_ = looser;
+}
+
+PetscLinearSolver::LooserTolerance::~LooserTolerance() {
+  KSPSetTolerances(ksp_, rtol_, abstol_, dtol_, max_iterations_);
+  in_effect_ = 0.0;
+}
 
 // The rows over the ranks by a graph partition (row_partition.hpp); each
 // rank then holds its rows of the matrix and of every vector.
@@ -452,7 +511,9 @@ void PetscLinearSolver::check_converged() const {
                        " did not converge (" + KSPConvergedReasons[reason] + ") after " +
                        std::to_string(iterations) + " iterations: relative residual " +
                        short_number(rhs_norm > 0.0 ? residual / rhs_norm : residual) +
-                       " against the tolerance " + short_number(settings_.relative_tolerance));
+                       " against the tolerance " +
+                       short_number(tolerance_in_effect_ > 0.0 ? tolerance_in_effect_
+                                                               : settings_.relative_tolerance));
 }
 
 // After PetscFinalize the objects are gone with PETSc: nothing to destroy.
