@@ -57,6 +57,12 @@ bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, doubl
 SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
   std::call_once(preconditioner_decided_, [this] {
     if (preconditioner_ != SparsePreconditionerChoice::automatic) return;
+    // Under PETSc the second factorization would be a serial CHOLMOD one of
+    // the whole stiffness on every rank: what the user chose PETSc to avoid.
+    if (!k_factor_->is_serial_factorization()) {
+      preconditioner_ = SparsePreconditionerChoice::own_factor;
+      return;
+    }
     const bool fits =
         second_factor_fits(k_factor_->factor_nonzeros(), static_cast<double>(k_lower_->nonZeros()),
                            available_memory_bytes());
@@ -91,6 +97,11 @@ SparseDelassusOperator::SparseDelassusOperator(std::shared_ptr<const SparseMatri
 }
 
 void SparseDelassusOperator::add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const {
+  add_inexact_product(r, v, 0.0);
+}
+
+void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen::VectorXd& v,
+                                                 double relative_tolerance) const {
   // The operator is shared by analyses running at once: the force vector is
   // each thread's own, sized once (no allocation per application).
   thread_local Eigen::VectorXd motion;
@@ -101,7 +112,10 @@ void SparseDelassusOperator::add_product(const Eigen::VectorXd& r, Eigen::Vector
     for (int c = 0; c < 3; ++c)
       if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) motion(dof) += global(c);
   }
-  k_factor_->solve_in_place(motion);
+  if (relative_tolerance > 0.0)
+    k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
+  else
+    k_factor_->solve_in_place(motion);
   for (int i = 0; i < m; ++i) {
     Eigen::Vector3d global = Eigen::Vector3d::Zero();
     for (int c = 0; c < 3; ++c)
@@ -112,7 +126,8 @@ void SparseDelassusOperator::add_product(const Eigen::VectorXd& r, Eigen::Vector
   }
 }
 
-void SparseDelassusOperator::product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v) const {
+void SparseDelassusOperator::product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v,
+                                             double relative_tolerance) const {
   const int m = dofs_.n_nodes();
   const auto n_columns = static_cast<int>(r.cols());
   v.setZero(3 * m, n_columns);
@@ -128,7 +143,7 @@ void SparseDelassusOperator::product_columns(const Eigen::MatrixXd& r, Eigen::Ma
       for (int c = 0; c < 3; ++c)
         if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) forces.row(dof) += global.row(c);
     }
-    k_factor_->solve(forces, motion);
+    k_factor_->solve_to_tolerance(forces, motion, relative_tolerance);
     for (int i = 0; i < m; ++i) {
       NodeRows global = NodeRows::Zero(3, width);
       for (int c = 0; c < 3; ++c)
@@ -187,7 +202,9 @@ void SparseDelassusOperator::sample_compliance_ratios(int first, int last,
         if (const int dof = dofs_.free_dofs[3 * node(s) + c]; dof >= 0)
           forces(dof, 3 * (s - first) + k) = global(c);
     }
-  k_factor_->solve(forces, motion);
+  // Six digits are plenty for a ratio that only sets rho.
+  constexpr double estimate_tolerance = 1e-6;
+  k_factor_->solve_to_tolerance(forces, motion, estimate_tolerance);
   for (int s = first; s < last; ++s) {
     const int i = node(s);
     Eigen::Matrix3d w = Eigen::Matrix3d::Zero();
@@ -650,6 +667,16 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
   // patches 26.3; 128 patches 22.4; 400 patches 16.5 (but W Z then grows
   // like m^2).
   static constexpr int max_patches = 128, nodes_per_patch = 8;
+  // With an iterative K_ff backend (PETSc's CG), the solves inside the
+  // step's GMRES (W applied) stop at this share of GMRES's own tolerance
+  // (inexact Krylov: Simoncini and Szyld, SIAM J. Sci. Comput. 25, 2003).
+  // Measured on the seed punch, case A, PETSc cg_gamg (docs/performance.md,
+  // "Inexact solves"): a share of 1e-2 or 1e-3 costs Newton steps (277 ->
+  // 305, 282), 1e-4 none. W Z only builds the preconditioner's coarse
+  // operator: three digits (1e-2 changed no GMRES count there). A direct
+  // backend solves exactly whatever is asked.
+  static constexpr double inner_solve_share = 1e-4;
+  static constexpr double coarse_space_tolerance = 1e-3;
 
   explicit OwnFactorNewtonStep(std::shared_ptr<const SparseDelassusOperator> op)
       : op_(std::move(op)) {
@@ -661,7 +688,7 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
         contact_patches(op_->dofs(), std::clamp(m / nodes_per_patch, 1, max_patches), n_patches_);
     Eigen::MatrixXd z = Eigen::MatrixXd::Zero(3 * m, 3 * n_patches_);
     for (int i = 0; i < m; ++i) z.block<3, 3>(3 * i, 3 * patch_[i]).setIdentity();
-    op_->product_columns(z, wz_);
+    op_->product_columns(z, wz_, coarse_space_tolerance);
   }
 
   bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
@@ -679,18 +706,19 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
                                            : Eigen::Matrix3d(Eigen::Matrix3d::Identity());
     }
     set_coarse_operator();
-    const int used = gmres_.solve(
-        [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { apply(in, out); },
-        [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
-          precondition(in, out);
-        },
-        rhs_,
-        scaled_rows_tolerance(std::min(tolerance, own_factor_step_tolerance), largest_distortion),
-        dr);
+    const double gmres_tolerance =
+        scaled_rows_tolerance(std::min(tolerance, own_factor_step_tolerance), largest_distortion);
+    product_tolerance_ = inner_solve_share * gmres_tolerance;
+    const int used =
+        gmres_.solve([this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { apply(in, out); },
+                     [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
+                       precondition(in, out);
+                     },
+                     rhs_, gmres_tolerance, dr);
     iterations_ += std::max(used, 0);
     if (used < 0) return false;
     dv.setZero(3 * m);
-    op_->add_product(dr, dv);
+    op_->add_inexact_product(dr, dv, product_tolerance_);
     return true;
   }
   [[nodiscard]] Work work() const override { return {steps_, 0, iterations_}; }
@@ -699,7 +727,7 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
   /// out = X in + Y W in, node by node.
   void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) {
     product_.setZero(in.size());
-    op_->add_product(in, product_);
+    op_->add_inexact_product(in, product_, product_tolerance_);
     out.resize(in.size());
     for (Eigen::Index i = 0; i < in.size() / 3; ++i)
       out.segment<3>(3 * i) = x_[i] * in.segment<3>(3 * i) + y_[i] * product_.segment<3>(3 * i);
@@ -750,6 +778,7 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
   // lose the slowly converging coarse components.
   Gmres gmres_{Gmres::max_iterations};
   Eigen::VectorXd rhs_, product_, restricted_, coarse_solution_, left_;
+  double product_tolerance_ = 0.0;  // of the solves in this step's products
   long iterations_ = 0, steps_ = 0;
 };
 

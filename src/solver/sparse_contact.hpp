@@ -52,9 +52,16 @@ class SparseDelassusOperator final : public DelassusOperator,
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
+  /// v += W r with K_ff's solve stopped at the relative residual
+  /// `relative_tolerance` where the backend is iterative
+  /// (LinearSolver::solve_in_place_to_tolerance); exact with a direct one.
+  void add_inexact_product(const Eigen::VectorXd& r, Eigen::VectorXd& v,
+                           double relative_tolerance) const;
   /// V = W R for several columns at once (multi-column solves, a few
-  /// columns at a time to bound the transient memory).
-  void product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v) const;
+  /// columns at a time to bound the transient memory), each solve to
+  /// `relative_tolerance` as in add_inexact_product.
+  void product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v,
+                       double relative_tolerance) const;
   /// An estimate of W_ii: the inverse of the node's own stiffness block,
   /// scaled by the ratio of the exact W_jj to that inverse measured on a
   /// sample of nodes (by solves); it only sets rho.
