@@ -55,6 +55,8 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// v += W r with K_ff's solve stopped at the relative residual
   /// `relative_tolerance` where the backend is iterative
   /// (LinearSolver::solve_in_place_to_tolerance); exact with a direct one.
+  /// A tolerance of 0 (or less) asks for the backend's full solve, as
+  /// add_product.
   void add_inexact_product(const Eigen::VectorXd& r, Eigen::VectorXd& v,
                            double relative_tolerance) const;
   /// V = W R for several columns at once (multi-column solves, a few
