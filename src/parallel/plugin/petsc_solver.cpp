@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -167,47 +168,19 @@ class PetscLinearSolver final : public LinearSolver {
   }
 
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
-    const std::lock_guard<std::mutex> lock(petsc_mutex);
-    if (ksp_ == nullptr || b.rows() != n_) throw NumericalError("PETSc solve before factorization");
-    x.resize(b.rows(), b.cols());
-    if (settings_.method == PetscMethod::direct && b.cols() > 1) {
-      solve_block(b, x);
-      return;
-    }
-    for (Eigen::Index col = 0; col < b.cols(); ++col)
-      solve_one(b.col(col).data(), x.col(col).data());
+    solve_columns(b, x, 0.0);
   }
 
-  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
-    const std::lock_guard<std::mutex> lock(petsc_mutex);
-    if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
-    solve_one(x.data(), x.data());
-  }
+  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override { solve_vector(x, 0.0); }
 
   void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
                           double relative_tolerance) const override {
-    if (settings_.method == PetscMethod::direct) {
-      solve(b, x);
-      return;
-    }
-    const std::lock_guard<std::mutex> lock(petsc_mutex);
-    if (ksp_ == nullptr || b.rows() != n_) throw NumericalError("PETSc solve before factorization");
-    x.resize(b.rows(), b.cols());
-    const LooserTolerance looser(ksp_, relative_tolerance, tolerance_in_effect_);
-    for (Eigen::Index col = 0; col < b.cols(); ++col)
-      solve_one(b.col(col).data(), x.col(col).data());
+    solve_columns(b, x, relative_tolerance);
   }
 
   void solve_in_place_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
                                    double relative_tolerance) const override {
-    if (settings_.method == PetscMethod::direct) {
-      solve_in_place(x);
-      return;
-    }
-    const std::lock_guard<std::mutex> lock(petsc_mutex);
-    if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
-    const LooserTolerance looser(ksp_, relative_tolerance, tolerance_in_effect_);
-    solve_one(x.data(), x.data());
+    solve_vector(x, relative_tolerance);
   }
 
   [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
@@ -230,6 +203,10 @@ class PetscLinearSolver final : public LinearSolver {
   void enlarge_mumps_workspace();
   void attach_rigid_body_modes();
   void check_set_up();
+  /// The solves of the public calls: a positive `relative_tolerance` raises
+  /// a Krylov method's own for them (LooserTolerance); a direct one ignores it.
+  void solve_columns(const Eigen::MatrixXd& b, Eigen::MatrixXd& x, double relative_tolerance) const;
+  void solve_vector(Eigen::Ref<Eigen::VectorXd> x, double relative_tolerance) const;
   void solve_one(const double* b, double* x) const;
   /// The Krylov method's relative tolerance raised to `relative_tolerance`
   /// (never lowered below what is set, the case's or PETSC_OPTIONS') for
@@ -435,6 +412,31 @@ void PetscLinearSolver::check_set_up() {
         " set-up failed: the stiffness is not positive definite (do the boundary conditions "
         "remove every rigid-body motion?)" +
         (reason != PC_NOERROR ? std::string(" (") + PCFailedReasons[reason] + ")" : ""));
+}
+
+void PetscLinearSolver::solve_columns(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
+                                      double relative_tolerance) const {
+  const std::lock_guard<std::mutex> lock(petsc_mutex);
+  if (ksp_ == nullptr || b.rows() != n_) throw NumericalError("PETSc solve before factorization");
+  x.resize(b.rows(), b.cols());
+  if (settings_.method == PetscMethod::direct && b.cols() > 1) {
+    solve_block(b, x);
+    return;
+  }
+  std::optional<LooserTolerance> looser;
+  if (relative_tolerance > 0.0 && settings_.method != PetscMethod::direct)
+    looser.emplace(ksp_, relative_tolerance, tolerance_in_effect_);
+  for (Eigen::Index col = 0; col < b.cols(); ++col) solve_one(b.col(col).data(), x.col(col).data());
+}
+
+void PetscLinearSolver::solve_vector(Eigen::Ref<Eigen::VectorXd> x,
+                                     double relative_tolerance) const {
+  const std::lock_guard<std::mutex> lock(petsc_mutex);
+  if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
+  std::optional<LooserTolerance> looser;
+  if (relative_tolerance > 0.0 && settings_.method != PetscMethod::direct)
+    looser.emplace(ksp_, relative_tolerance, tolerance_in_effect_);
+  solve_one(x.data(), x.data());
 }
 
 // b and x may be the same array: b is read into the distributed vector
