@@ -377,6 +377,9 @@ class CholmodSolver final : public LinearSolver {
   }
 
   [[nodiscard]] std::string name() const override { return "CHOLMOD supernodal Cholesky"; }
+  [[nodiscard]] std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const override {
+    return make_cholmod_solver();
+  }
   [[nodiscard]] bool is_serial_factorization() const override { return true; }
 
  private:

@@ -81,6 +81,17 @@ class LinearSolver {
   /// depend on the machine's load, for decisions that must not either.
   [[nodiscard]] virtual double factorization_flops() const { return 0.0; }
   [[nodiscard]] virtual std::string name() const = 0;
+  /// A new solver of the same backend and settings (and near-null space,
+  /// if one was given), holding no matrix, for a second matrix on the same
+  /// unknowns whose solves serve as a preconditioner (the sparse contact
+  /// path's P = K_ff + springs, inside a flexible GMRES). An iterative
+  /// backend solves it with a Krylov method that does not need its own
+  /// preconditioner to be positive definite (PETSc: GMRES instead of CG;
+  /// GAMG's V-cycle on P was not, on small meshes).
+  [[nodiscard]] virtual std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const = 0;
+  /// True for a backend whose solves stop at a residual tolerance (PETSc's
+  /// Krylov methods), false for a direct one (CHOLMOD, MUMPS).
+  [[nodiscard]] virtual bool is_iterative() const { return false; }
   /// True for a factorization held whole in this process (CHOLMOD): a
   /// second one of the same kind beside it (the sparse contact path's
   /// `stiffness_factor`) is in keeping with the run. False for a backend

@@ -102,6 +102,11 @@ class CountingSolver final : public bipo::LinearSolver {
   }
   [[nodiscard]] double factor_nonzeros() const override { return inner_->factor_nonzeros(); }
   [[nodiscard]] std::string name() const override { return inner_->name(); }
+  // A second matrix's solver (the sparse path's P) is not counted.
+  [[nodiscard]] std::unique_ptr<bipo::LinearSolver> new_solver_for_preconditioning()
+      const override {
+    return inner_->new_solver_for_preconditioning();
+  }
 
  private:
   std::unique_ptr<bipo::LinearSolver> inner_;

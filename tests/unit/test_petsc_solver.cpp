@@ -1,6 +1,7 @@
 // The PETSc backend (src/parallel/plugin/) against CHOLMOD on the stiffness of
 // a small cylinder held at its top face: each method's solution, the
 // refactorization with the same pattern, the solves to a looser tolerance,
+// a second solver of the same kind,
 // and the errors of a matrix that is not positive definite and of a Krylov
 // solve that does not converge.
 // Skipped when bipo was built without its parallel plugin.
@@ -184,6 +185,70 @@ TEST(PetscSolver, SolveToToleranceStopsAtTheLooserToleranceOnlyAndPutsItBack) {
   Eigen::MatrixXd exact_columns;
   direct->solve_to_tolerance(system.b, exact_columns, 1e-2);
   EXPECT_LT(relative_difference(exact_columns, cholmod_solution(system)), 1e-10);
+}
+
+// new_solver_for_preconditioning (for the sparse contact path's P = K_ff +
+// springs): K_ff plus, at every bottom node, springs of up to ten times the
+// node's stiffness in a frame turned off the axes (a full 3 x 3 block, as a
+// slip node's in a rotated contact frame), solved by the new solver to the
+// tolerance the path asks and against CHOLMOD's solution of the same
+// matrix; set up again with the same pattern and other springs (the Newton
+// steps' refreshes). The new solver is of K_ff's kind: iterative for CG,
+// not for MUMPS or CHOLMOD.
+TEST(PetscSolver, SolverOfTheSameKindSolvesTheStiffnessWithRotatedSprings) {
+  SKIP_WITHOUT_PETSC();
+  const HeldCylinder system = held_cylinder();
+  auto k_solver = make_petsc_solver({PetscMethod::cg_gamg, 1e-12, 2000});
+  k_solver->set_rigid_body_modes(system.modes);
+  EXPECT_TRUE(k_solver->is_iterative());
+  EXPECT_FALSE(make_petsc_solver({PetscMethod::direct, 1e-12, 100})->is_iterative());
+  EXPECT_FALSE(make_cholmod_solver()->is_iterative());
+  auto p_solver = k_solver->new_solver_for_preconditioning();
+  ASSERT_TRUE(p_solver->is_iterative());
+  EXPECT_EQ(p_solver->name(), k_solver->name());
+
+  const Mesh mesh = generate_cylinder({10.0, 10.0, 6, 6, 4});
+  std::vector<bool> prescribed(3 * mesh.nodes.size(), false);
+  for (int node : mesh.node_set("top"))
+    for (int c = 0; c < 3; ++c) prescribed[3 * node + c] = true;
+  const DofPartition partition(prescribed);
+  const Eigen::Matrix3d turn = (Eigen::AngleAxisd(0.4, Eigen::Vector3d::UnitX()) *
+                                Eigen::AngleAxisd(0.7, Eigen::Vector3d(1.0, 2.0, 3.0).normalized()))
+                                   .toRotationMatrix();
+  const auto stiffened = [&](double factor) {
+    SparseMatrix p = system.k_ff;
+    for (int node : mesh.node_set("bottom")) {
+      const int first = partition.free_index(3 * node);
+      const double own = p.coeff(first, first);
+      const Eigen::Matrix3d spring =
+          turn * Eigen::Vector3d(factor * own, 0.5 * factor * own, 0.0).asDiagonal() *
+          turn.transpose();
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) p.coeffRef(first + a, first + b) += spring(a, b);
+    }
+    SparseMatrix lower = p.triangularView<Eigen::Lower>();
+    lower.makeCompressed();
+    return std::make_pair(p, lower);
+  };
+  for (const auto& [factor, reuse] : {std::pair{10.0, false}, std::pair{3.0, true}}) {
+    const auto [p, lower] = stiffened(factor);
+    p_solver->factorize_lower(lower, reuse);
+    Eigen::MatrixXd x;
+    p_solver->solve(system.b, x);
+    auto cholmod = make_cholmod_solver();
+    cholmod->factorize(p);
+    Eigen::MatrixXd reference;
+    cholmod->solve(system.b, reference);
+    for (int col = 0; col < 2; ++col)
+      EXPECT_LE((p * x.col(col) - system.b.col(col)).norm(), 1.0001e-12 * system.b.col(col).norm())
+          << "springs " << factor;
+    EXPECT_LT(relative_difference(x, reference), 1e-8) << "springs " << factor;
+  }
+  // The two hold separate matrices: K_ff's solver still solves K_ff.
+  k_solver->factorize(system.k_ff);
+  Eigen::MatrixXd x;
+  k_solver->solve(system.b, x);
+  EXPECT_LT(relative_difference(x, cholmod_solution(system)), 1e-8);
 }
 
 // factorize_lower(reuse) with the same pattern and values scaled by 2:

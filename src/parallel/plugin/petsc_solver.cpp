@@ -192,6 +192,15 @@ class PetscLinearSolver final : public LinearSolver {
       name += " on " + std::to_string(ranks) + " ranks (rows by " + rows_.partition.method + ")";
     return name;
   }
+  [[nodiscard]] std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const override {
+    auto solver = std::make_unique<PetscLinearSolver>(settings_);
+    solver->for_preconditioning_ = true;
+    if (rigid_body_modes_.size() > 0) solver->set_rigid_body_modes(rigid_body_modes_);
+    return solver;
+  }
+  [[nodiscard]] bool is_iterative() const override {
+    return settings_.method != PetscMethod::direct;
+  }
   [[nodiscard]] long solve_count() const override { return solves_; }
   [[nodiscard]] long krylov_iterations() const override { return krylov_iterations_; }
 
@@ -229,6 +238,9 @@ class PetscLinearSolver final : public LinearSolver {
   void destroy();
 
   PetscSolverSettings settings_;
+  // Solves that serve as a preconditioner (new_solver_for_preconditioning):
+  // GMRES instead of CG.
+  bool for_preconditioning_ = false;
   Eigen::MatrixXd rigid_body_modes_;
   int block_size_ = 1;  // 3 when the rows are nodes' x, y, z (GAMG's blocks)
   PetscInt n_ = 0;
@@ -335,7 +347,11 @@ void PetscLinearSolver::configure_method() {
     check(PCSetType(pc, PCCHOLESKY), "PCSetType");
     check(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS), "PCFactorSetMatSolverType");
   } else {
-    check(KSPSetType(ksp_, KSPCG), "KSPSetType");
+    // CG breaks down (DIVERGED_INDEFINITE_PC) where GAMG's V-cycle is not
+    // positive definite, as on K_ff + springs of a small mesh; GMRES with
+    // right preconditioning does not, and its residual is the true one.
+    check(KSPSetType(ksp_, for_preconditioning_ ? KSPGMRES : KSPCG), "KSPSetType");
+    if (for_preconditioning_) check(KSPSetPCSide(ksp_, PC_RIGHT), "KSPSetPCSide");
     // The tolerance is on the true residual |b - A x| / |b|, as the case
     // file documents, not on the preconditioned one.
     check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
