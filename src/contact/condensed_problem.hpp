@@ -75,6 +75,9 @@ class SparseNewtonStep {
   /// Linear-solver work of the steps so far (for reports).
   struct Work {
     long steps = 0, factorizations = 0, iterations = 0;
+    /// Krylov iterations of the preconditioner's own solves, where an
+    /// iterative backend solves it (0 otherwise).
+    long preconditioner_krylov_iterations = 0;
   };
   [[nodiscard]] virtual Work work() const = 0;
 };

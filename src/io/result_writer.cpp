@@ -270,6 +270,7 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_newton_ += step.newton_iterations;
   total_contact_factorizations_ += step.contact_factorizations;
   total_contact_linear_iterations_ += step.contact_linear_iterations;
+  total_contact_preconditioner_iterations_ += step.contact_preconditioner_krylov_iterations;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
   seconds_linear_ += step.seconds_linear;
   seconds_contact_ += step.seconds_contact;
@@ -648,6 +649,9 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
                          {"reason", run_.contact_solver_reason},
                          {"factorizations", total_contact_factorizations_},
                          {"gmres_iterations", total_contact_linear_iterations_}};
+  if (total_contact_preconditioner_iterations_ > 0)
+    j["contact_solver"]["preconditioner_krylov_iterations"] =
+        total_contact_preconditioner_iterations_;
   j["steps_converged"] = n_steps_;
   j["last_position"] = last_position_;
   j["increments_in_program"] = c.program.n_increments();

@@ -83,6 +83,7 @@ class ResultWriter {
   double last_position_ = 0.0;
   long total_sweeps_ = 0, total_newton_ = 0;
   long total_contact_factorizations_ = 0, total_contact_linear_iterations_ = 0;
+  long total_contact_preconditioner_iterations_ = 0;
   // K_ff's solver's counters at the last step (StepSnapshot).
   std::pair<long, long> last_counts_{0, 0};
   double max_certificate_ = 0.0, max_residual_ = 0.0;

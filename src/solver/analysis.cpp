@@ -753,6 +753,8 @@ void Analysis::solve_contact_problem(Increment& inc) {
   const auto work_after = contact_work();
   result.contact_factorizations = work_after.factorizations - work_before.factorizations;
   result.contact_linear_iterations = work_after.iterations - work_before.iterations;
+  result.contact_preconditioner_krylov_iterations =
+      work_after.preconditioner_krylov_iterations - work_before.preconditioner_krylov_iterations;
   result.seconds_contact = seconds_since(start);
   if (!report.converged) throw_contact_not_converged(report, inc);
   // The reactions applied and reported: exactly in the cone, exactly zero at
@@ -920,6 +922,11 @@ void Analysis::check_law_on_recovered(Increment& inc) {
         << " (penetration " << check.scaled_penetration << ") exceeds " << accept << " ("
         << recovered_certificate_factor
         << " x law_tolerance): the condensed operator is inaccurate";
+    // The law's scaling multiplies a K_ff solve's error by about mu (mu =
+    // 1e4 took 2e-8 at PETSc's default 1e-12, mu = 1e6 passed at 1e-15).
+    if (solver_->is_iterative())
+      msg << " (with an iterative linear solver, a smaller solver.petsc.relative_tolerance, "
+             "down to 1e-15, makes it more accurate; high friction needs it)";
     throw NumericalError(msg.str());
   }
   inc.states = contact_->evaluate(v, r);

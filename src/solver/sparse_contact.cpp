@@ -57,8 +57,19 @@ bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, doubl
 SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
   std::call_once(preconditioner_decided_, [this] {
     if (preconditioner_ != SparsePreconditionerChoice::automatic) return;
-    // Under PETSc the second factorization would be a serial CHOLMOD one of
-    // the whole stiffness on every rank: what the user chose PETSc to avoid.
+    // With PETSc's Krylov methods the second "factorization" is a second
+    // multigrid set-up, of about K_ff's own size (its matrix and hierarchy:
+    // three copies of the full matrix at most, at 12 bytes per nonzero),
+    // and it saves most of own_factor's solves (docs/performance.md, "The
+    // second preconditioner under PETSc"). A direct distributed one
+    // (MUMPS) would be a second factor on the ranks: own_factor.
+    if (k_factor_->is_iterative()) {
+      const double second = 3.0 * 12.0 * (2.0 * static_cast<double>(k_lower_->nonZeros()));
+      preconditioner_ = second <= 0.5 * available_memory_bytes()
+                            ? SparsePreconditionerChoice::stiffness_factor
+                            : SparsePreconditionerChoice::own_factor;
+      return;
+    }
     if (!k_factor_->is_serial_factorization()) {
       preconditioner_ = SparsePreconditionerChoice::own_factor;
       return;
@@ -202,8 +213,9 @@ void SparseDelassusOperator::sample_compliance_ratios(int first, int last,
         if (const int dof = dofs_.free_dofs[3 * node(s) + c]; dof >= 0)
           forces(dof, 3 * (s - first) + k) = global(c);
     }
-  // Six digits are plenty for a ratio that only sets rho.
-  constexpr double estimate_tolerance = 1e-6;
+  // Three digits are plenty for a ratio that only sets rho (at N = 64 with
+  // PETSc's CG the 72 solves took 18 minutes at 1e-6).
+  constexpr double estimate_tolerance = 1e-3;
   k_factor_->solve_to_tolerance(forces, motion, estimate_tolerance);
   for (int s = first; s < last; ++s) {
     const int i = node(s);
@@ -389,13 +401,43 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
 
   bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
              Eigen::VectorXd& dv) override;
-  [[nodiscard]] Work work() const override { return {steps_, factorizations_, iterations_}; }
+  [[nodiscard]] Work work() const override {
+    return {steps_, factorizations_, iterations_, p_factor_->krylov_iterations()};
+  }
 
  private:
   // Smallest eigenvalue of X kept in P (times rho W_ii where that is below
   // 1): below it a direction is held by a spring of rho / this, a million
   // times the node's stiffness (a penalty; GMRES corrects the difference).
   static constexpr double smallest_x = 1e-6;
+  // With an iterative backend for P (PETSc's CG with GAMG). Measured on the
+  // seed punch, case A (docs/performance.md, "The second preconditioner
+  // under PETSc"), as Newton steps / P's set-ups / GMRES iterations / P's
+  // CG iterations; the kept values give 301 / 41 / 4618 / 19,372:
+  // - The floor of X's eigenvalues is 1e-1, not 1e-6: springs of up to ten
+  //   times (not a million times) the node's own stiffness. With stiffer
+  //   ones GAMG's CG on P failed (DIVERGED_INDEFINITE_PC: at increment 1
+  //   with 1e-6, at increment 6 with 1e-2); 0.5 works but takes 7707 GMRES
+  //   and 39,179 CG iterations. GMRES corrects the difference.
+  static constexpr double smallest_x_iterative = 1e-1;
+  // - P's solves stop at this relative residual (a flexible GMRES: Gmres
+  //   keeps the preconditioned vectors, so a preconditioner that changes
+  //   from one application to the next is allowed). 1e-1: 71 set-ups, 6033
+  //   GMRES, 12,007 CG; 1e-3: 4318 GMRES, 28,430 CG; 1e-12: 4113 GMRES,
+  //   155,500 CG.
+  static constexpr double iterative_preconditioner_tolerance = 1e-2;
+  // - The step is solved to at least this tolerance: with a direct P, GMRES
+  //   overshoots the Newton iteration's loose forcing term by itself; with
+  //   an inexact one it would stop there, and the Newton steps grow (without
+  //   this bound, and with the stiff springs: 620 against the CHOLMOD
+  //   path's 317). 1e-6: 340 steps; 1e-10: 280 steps but 5038 GMRES.
+  static constexpr double iterative_step_tolerance = 1e-8;
+  // - P is set up again when a step takes this many GMRES iterations more
+  //   than the first step after the last set-up (no flop count to weigh;
+  //   counts keep the Newton path independent of the machine's load). 4:
+  //   67 set-ups, 4075 GMRES; 12: 32 and 5149. A set-up is the costly part
+  //   on large meshes (a GAMG hierarchy), hence not fewer iterations.
+  static constexpr int iterative_refresh_excess = 8;
 
   [[nodiscard]] int size() const { return n_free_ + n_held_; }
   [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> x, int i) const;
@@ -429,7 +471,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
 };
 
 SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelassusOperator> op)
-    : op_(std::move(op)), p_lower_(op_->stiffness_lower()), p_factor_(make_cholmod_solver()) {
+    : op_(std::move(op)),
+      p_lower_(op_->stiffness_lower()),
+      p_factor_(op_->stiffness_solver().new_solver_for_preconditioning()) {
   const ContactDofs& dofs = op_->dofs();
   const int m = dofs.n_nodes();
   n_free_ = op_->n_free();
@@ -499,7 +543,7 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
     set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
   z.resize(size());
   z.head(n_free_) = scaled.head(n_free_);
-  p_factor_->solve_in_place(z.head(n_free_));
+  p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
   for (std::size_t j = 0; j < held_slot_.size(); ++j)
     if (held_slot_[j] >= 0) z(held_slot_[j]) = scaled(held_slot_[j]) / held_diagonal_[j];
 }
@@ -524,6 +568,7 @@ bool SparseNewtonStepSolver::needs_factorization() const {
   // per nonzero), a factorization its flop count.
   if (!factorized_) return true;
   const int excess = last_iterations_ - fresh_iterations_;
+  if (p_factor_->is_iterative()) return excess > iterative_refresh_excess;
   const double iteration_flops = 4.0 * p_factor_->factor_nonzeros();
   return excess * iteration_flops > 0.5 * p_factor_->factorization_flops();
 }
@@ -538,8 +583,8 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
     // The penalty must outweigh the node's own stiffness (about 1 / W_ii):
     // with the scaled update rho W_ii is as small as 1 / s^2, and a floor
     // of smallest_x alone left a spring weaker than K (GMRES then stalled).
-    const double floor_x =
-        smallest_x * std::min(1.0, rho[i] * largest_eigenvalue(op_->diagonal_block(i)));
+    const double floor_x = (p_factor_->is_iterative() ? smallest_x_iterative : smallest_x) *
+                           std::min(1.0, rho[i] * largest_eigenvalue(op_->diagonal_block(i)));
     const Eigen::Vector3d lambda = es.eigenvalues().cwiseMax(floor_x).cwiseMin(1.0);
     const Eigen::Matrix3d& q = es.eigenvectors();
     const Eigen::Vector3d spring_values = rho[i] * (lambda.cwiseInverse().array() - 1.0).matrix();
@@ -576,7 +621,9 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
                                    Eigen::VectorXd& dr, Eigen::VectorXd& dv) {
   const int m = op_->dofs().n_nodes();
   ++steps_;
-  const double rows_tolerance = scaled_rows_tolerance(tolerance, set_node_rows(equations));
+  const double step_tolerance =
+      p_factor_->is_iterative() ? std::min(tolerance, iterative_step_tolerance) : tolerance;
+  const double rows_tolerance = scaled_rows_tolerance(step_tolerance, set_node_rows(equations));
   if (needs_factorization()) factorize(equations.rho);
   const auto start = std::chrono::steady_clock::now();
   int used = gmres(rhs_, rows_tolerance, solution_);
@@ -721,7 +768,7 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
     op_->add_inexact_product(dr, dv, product_tolerance_);
     return true;
   }
-  [[nodiscard]] Work work() const override { return {steps_, 0, iterations_}; }
+  [[nodiscard]] Work work() const override { return {steps_, 0, iterations_, 0}; }
 
  private:
   /// out = X in + Y W in, node by node.

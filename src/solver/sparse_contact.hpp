@@ -73,6 +73,8 @@ class SparseDelassusOperator final : public DelassusOperator,
   [[nodiscard]] std::unique_ptr<SparseNewtonStep> make_newton_step() const override;
 
   [[nodiscard]] const SparseMatrix& stiffness_lower() const { return *k_lower_; }
+  /// K_ff's solver (its factorization, or an iterative backend's set-up).
+  [[nodiscard]] const LinearSolver& stiffness_solver() const { return *k_factor_; }
   [[nodiscard]] const ContactDofs& dofs() const { return dofs_; }
   /// The decoupled spring of each held component (3 per node, 0 if free).
   [[nodiscard]] const std::vector<double>& held_springs() const { return held_springs_; }

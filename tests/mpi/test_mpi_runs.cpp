@@ -7,7 +7,8 @@
 // folder left, input errors reported once with one exit code, `bipo check`
 // printing once, `bipo mesh` writing the serial command's file byte for
 // byte, once (rank 0), and an error of its path ending every rank with code
-// 2, said once. Built only with the PETSc plugin and an mpirun
+// 2, said once; the sparse contact path over CG and GAMG on two ranks
+// against the serial run's first cycle. Built only with the PETSc plugin and an mpirun
 // (tests/CMakeLists.txt). MpiRun.* is in the default suite (about 20 s);
 // MpiStudy.* (cases B and C on one and two ranks) is labelled `study`.
 #include <sys/wait.h>
@@ -78,13 +79,23 @@ std::map<std::string, std::string> csv_headers(const fs::path& root) {
 /// `parallel` against `serial`: the same files and CSV headers, and the
 /// history's normal force and dissipation to 1e-8 of each column's largest
 /// magnitude, over the first `rows` increments (all when 0).
+void expect_same_history_rows(const fs::path& parallel, const fs::path& serial, std::size_t rows);
+
 void expect_same_results(const fs::path& parallel, const fs::path& serial, std::size_t rows = 0) {
   EXPECT_EQ(files_under(parallel), files_under(serial));
   EXPECT_EQ(csv_headers(parallel), csv_headers(serial));
+  ASSERT_EQ(read_csv(parallel / "history.csv").rows(), read_csv(serial / "history.csv").rows());
+  expect_same_history_rows(parallel, serial, rows);
+}
+
+/// The history columns of expect_same_results over the first `rows`
+/// increments (all of the serial run's when 0); the parallel run may have
+/// stopped earlier than the serial one, but not before `rows`.
+void expect_same_history_rows(const fs::path& parallel, const fs::path& serial, std::size_t rows) {
   const Table p = read_csv(parallel / "history.csv");
   const Table s = read_csv(serial / "history.csv");
-  ASSERT_EQ(p.rows(), s.rows());
   const std::size_t compared = rows == 0 ? s.rows() : std::min(rows, s.rows());
+  ASSERT_GE(p.rows(), compared);
   for (const std::string column : {"normal_force", "dissipation", "accumulated_dissipation"}) {
     const double scale = max_abs(s[column]);
     ASSERT_GT(scale, 0.0) << column;
@@ -128,6 +139,33 @@ TEST(MpiRun, OneRankWithPetscGivesTheSerialResultsOfCaseA) {
   const fs::path results = run_case_on_ranks("punch_A", 1, folder, {"solver.linear=petsc"});
   expect_same_results(results, cached_results("punch_A"));
   EXPECT_NE(summary_of(results).find("\"ranks\": 1"), std::string::npos);
+}
+
+// The sparse contact path over CG and GAMG on two ranks, with its second
+// preconditioner (P = K_ff + springs, a GAMG of its own): case A's first
+// loading and one cycle (20 increments, about 12 s) against the serial
+// CHOLMOD run's first 20 rows.
+TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACycle) {
+  const fs::path folder = fresh_folder("two_ranks_sparse_A");
+  std::string text = case_copy_text("punch_A", folder / "results");
+  const std::string repeat = "- repeat: 6";
+  const auto at = text.find(repeat);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, repeat.size(), "- repeat: 1");
+  std::ofstream(folder / "punch_A.yaml") << text;
+  const int code = run_mpi(2,
+                           {"run", (folder / "punch_A.yaml").string(), "-q", "--set",
+                            "solver.contact_solver=sparse", "--set", "solver.petsc.method=cg_gamg"},
+                           folder / "log.txt");
+  ASSERT_EQ(code, 0) << read_text(folder / "log.txt");
+  const fs::path results = folder / "results";
+  EXPECT_EQ(read_csv(results / "history.csv").rows(), 20u);
+  expect_same_history_rows(results, cached_results("punch_A"), 20);
+  const std::string summary = summary_of(results);
+  EXPECT_NE(summary.find("\"ranks\": 2"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"linear_solver\": \"PETSc cg_gamg on 2 ranks"), std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("\"factorizations\": 0,"), std::string::npos) << summary;
 }
 
 TEST(MpiRun, InputErrorOnTwoRanksIsReportedOnceWithExitCode2AndNoFolder) {
