@@ -5,7 +5,8 @@
 // non-associated laws, mu from 0 to 1e6, a moving plane, a body that starts
 // with a gap and a quarter model with held components; the same runs with
 // PETSc's CG and GAMG solving K_ff and P (the second preconditioner under an
-// iterative backend), skipped without the parallel plugin. The solution of
+// iterative backend), and `auto`'s choice of preconditioner under PETSc,
+// skipped without the parallel plugin. The solution of
 // each increment does not depend on how W is held; both paths stop at the
 // law tolerance 1e-10, so their results agree to about that.
 #include <gtest/gtest.h>
@@ -151,6 +152,28 @@ TEST(SparseContactPath, TakesTheSecondFactorizationOnlyWhereItFitsInHalfTheMemor
         dynamic_cast<const SparseDelassusOperator*>(a.contact().condensed_operators().get());
     ASSERT_NE(op, nullptr);
     EXPECT_EQ(op->preconditioner(), expected);
+  }
+}
+
+// Under PETSc, automatic takes the second preconditioner (a second GAMG)
+// with CG and GAMG, whose P of this small cylinder fits anywhere, and
+// K_ff's own solves with MUMPS (a second factorization is what a
+// distributed direct run must not add).
+TEST(SparseContactPath, AutomaticChoiceUnderPetscFollowsTheMethod) {
+  if (parallel_plugin_path().rfind("none", 0) == 0) GTEST_SKIP() << "no parallel plugin";
+  Case c = cylinder_case({0.2, 0.2, 0.2, 0.2}, ContactSolverChoice::sparse);
+  c.solver.linear = LinearSolverChoice::petsc;
+  c.solver.sparse_preconditioner = SparsePreconditionerChoice::automatic;
+  for (const auto& [method, expected] :
+       {std::pair{PetscMethod::cg_gamg, SparsePreconditionerChoice::stiffness_factor},
+        std::pair{PetscMethod::direct, SparsePreconditionerChoice::own_factor}}) {
+    c.solver.petsc.method = method;
+    const Analysis a(c, small_cylinder());
+    const auto* op =
+        dynamic_cast<const SparseDelassusOperator*>(a.contact().condensed_operators().get());
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->preconditioner(), expected);
+    EXPECT_EQ(op->stiffness_solver().is_iterative(), method == PetscMethod::cg_gamg);
   }
 }
 
