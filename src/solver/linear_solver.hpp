@@ -53,8 +53,8 @@ class LinearSolver {
   /// (a preconditioner's coarse operator, an estimate, the products of an
   /// inexact Newton step's Krylov iteration): an iterative backend may stop
   /// at the relative residual `relative_tolerance` of each column, but never
-  /// before its own tolerance; a direct one solves as always (these
-  /// defaults).
+  /// before its own tolerance (a tolerance of 0 or less: its own, as
+  /// solve()); a direct one solves as always (these defaults).
   virtual void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
                                   double relative_tolerance) const {
     static_cast<void>(relative_tolerance);

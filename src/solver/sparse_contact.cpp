@@ -123,10 +123,7 @@ void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen
     for (int c = 0; c < 3; ++c)
       if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) motion(dof) += global(c);
   }
-  if (relative_tolerance > 0.0)
-    k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
-  else
-    k_factor_->solve_in_place(motion);
+  k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
   for (int i = 0; i < m; ++i) {
     Eigen::Vector3d global = Eigen::Vector3d::Zero();
     for (int c = 0; c < 3; ++c)
@@ -578,13 +575,14 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   const SparseMatrix& k = op_->stiffness_lower();
   std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_.valuePtr());
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
+  const double smallest = p_factor_->is_iterative() ? smallest_x_iterative : smallest_x;
   for (int i = 0; i < dofs.n_nodes(); ++i) {
     es.computeDirect(0.5 * (x_[i] + x_[i].transpose()));
     // The penalty must outweigh the node's own stiffness (about 1 / W_ii):
     // with the scaled update rho W_ii is as small as 1 / s^2, and a floor
     // of smallest_x alone left a spring weaker than K (GMRES then stalled).
-    const double floor_x = (p_factor_->is_iterative() ? smallest_x_iterative : smallest_x) *
-                           std::min(1.0, rho[i] * largest_eigenvalue(op_->diagonal_block(i)));
+    const double floor_x =
+        smallest * std::min(1.0, rho[i] * largest_eigenvalue(op_->diagonal_block(i)));
     const Eigen::Vector3d lambda = es.eigenvalues().cwiseMax(floor_x).cwiseMin(1.0);
     const Eigen::Matrix3d& q = es.eigenvectors();
     const Eigen::Vector3d spring_values = rho[i] * (lambda.cwiseInverse().array() - 1.0).matrix();
