@@ -26,6 +26,7 @@ struct Arguments {
   std::string output_dir;
   bool quiet = false;
   std::string jobs = "1";
+  std::string progress = "10";
   std::vector<std::string> sets;    // run, check: --set KEY=VALUE
   std::vector<std::string> sweeps;  // run: --sweep KEY=V1,V2,...
   std::string case_file;            // check
@@ -61,6 +62,10 @@ CLI::App* add_run_command(CLI::App& app, Arguments& a) {
                   "index.csv (one case file)")
       ->allow_extra_args(false);
   run->add_flag("-q,--quiet", a.quiet, "No progress lines");
+  run->add_option("--progress", a.progress,
+                  "SECONDS: within an increment, a line on its contact iterations when this "
+                  "long has passed since the last line (0: after every Newton step)")
+      ->capture_default_str();
   run->add_option("-j,--jobs", a.jobs,
                   "Cases run at once, on as many threads: a number, or auto for the processor "
                   "count (the BLAS then runs on one thread per case)")
@@ -142,6 +147,7 @@ int run_command(const Arguments& a) {
     options.output_directory = std::filesystem::absolute(a.output_dir).lexically_normal();
   options.quiet = a.quiet;
   options.jobs = bipo::parse_jobs(a.jobs);
+  options.progress_interval = bipo::parse_progress_interval(a.progress);
   const std::vector<bipo::CaseOverride> overrides = overrides_of(a);
   if (!a.quiet && !overrides.empty()) {
     log << "bipo: in place of the case file's values:";

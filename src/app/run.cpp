@@ -52,6 +52,19 @@ std::string progress_line(const StepResult& step, int n_total) {
   return line.str();
 }
 
+/// The progress line of an increment under way, after one of its contact
+/// iterations.
+std::string increment_progress_line(const IncrementProgress& progress, int n_total) {
+  std::ostringstream line;
+  line << "increment " << std::defaultfloat << progress.position << "/" << n_total << ", "
+       << std::fixed << std::setprecision(1) << progress.seconds << " s in: newton "
+       << progress.newton_iterations;
+  if (progress.sweeps > 0) line << ", sweeps " << progress.sweeps;
+  line << ", residual " << std::scientific << std::setprecision(1) << progress.scaled_residual
+       << ", G " << progress.scaled_certificate << "\n";
+  return line.str();
+}
+
 /// `name` (the case file's), followed by the swept value of a sweep's case:
 /// the cases of a sweep share one file.
 std::string case_label(const Case& c, std::string name) {
@@ -278,12 +291,27 @@ void run_program(Analysis& analysis, const Case& c, const fs::path& directory,
   description.parallel_ranks = parallel_size();
   std::optional<ResultWriter> writer;
   write_on_output_rank([&] { writer.emplace(description, directory, label); });
+  // An increment that takes minutes (10^4 contact nodes and more) shows its
+  // contact iterations, at most one line per progress_interval. The log
+  // drops the other ranks' lines, and no rank waits for another here.
+  auto last_line = std::chrono::steady_clock::now();
+  if (!options.quiet)
+    analysis.set_increment_progress([&](const IncrementProgress& progress) {
+      if (seconds_since(last_line) < options.progress_interval) return;
+      log.write(increment_progress_line(progress, c.program.n_increments()));
+      last_line = std::chrono::steady_clock::now();
+    });
+  struct ForgetProgress {  // the callback refers to this frame
+    Analysis& analysis;
+    ~ForgetProgress() { analysis.set_increment_progress(nullptr); }
+  } forget_progress{analysis};
   try {
     run_load_program(analysis, [&](const Analysis& advanced, const StepResult& step) {
       write_on_output_rank([&] {
         writer->on_step(snapshot_of(advanced, step));
         if (!options.quiet) log.write(progress_line(step, c.program.n_increments()));
       });
+      last_line = std::chrono::steady_clock::now();
       check_ranks_agree(advanced, step.position);
     });
   } catch (const NumericalError& error) {
@@ -495,6 +523,16 @@ int parse_jobs(const std::string& text) {
   if (error != std::errc() || end != text.data() + text.size() || jobs < 1)
     throw InputError("--jobs: expected a positive integer or auto, got '" + text + "'");
   return jobs;
+}
+
+double parse_progress_interval(const std::string& text) {
+  double seconds = -1.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  // from_chars reads "nan" and "inf"; the range test refuses them.
+  if (error != std::errc() || end != text.data() + text.size() || !(seconds >= 0.0) ||
+      !(seconds <= 1e6))
+    throw InputError("--progress: expected seconds from 0 to 1e6, got '" + text + "'");
+  return seconds;
 }
 
 int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::ostream& log) {

@@ -23,6 +23,10 @@ struct RunOptions {
   std::optional<std::filesystem::path> output_directory;  ///< overrides the case's
   bool quiet = false;                                     ///< no progress lines
   int jobs = 1;                                           ///< cases run at once (threads); >= 1
+  /// Within an increment, a progress line (its Newton steps so far, the
+  /// residual) after a contact iteration that ends at least this many
+  /// seconds after the case's last line; 0: after every one. >= 0.
+  double progress_interval = 10.0;
 };
 
 /// Runs cases in this process (`bipo run` with one or several case files),
@@ -53,6 +57,10 @@ int run_cases(const std::vector<Case>& cases, const RunOptions& options, std::os
 /// The --jobs value: a positive integer, or "auto" for the number of
 /// processors the machine reports (at least 1). Throws InputError otherwise.
 [[nodiscard]] int parse_jobs(const std::string& text);
+
+/// The value of --progress: seconds, a decimal number from 0 to 10^6; throws
+/// InputError naming the option otherwise.
+[[nodiscard]] double parse_progress_interval(const std::string& text);
 
 /// Validates a case: reads it, builds the mesh and checks every set name and
 /// condition against it, without solving. Prints a short description.

@@ -293,13 +293,15 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
   if (!problem.dense()) return total;  // the sweeps need W's blocks
   for (int round = 1; round <= max_rounds && spent() < max_iterations; ++round) {
     take(solve_gauss_seidel(problem, r, law_tolerance,
-                            std::min(max_iterations - spent(), sweeps_per_round)));
+                            std::min(max_iterations - spent(), sweeps_per_round),
+                            workspace.on_iteration));
     if (total.converged || spent() >= max_iterations) return total;
     if (newton_from(r)) return total;
     if (!r.allFinite()) r = r_start;
   }
   if (spent() < max_iterations)
-    take(solve_gauss_seidel(problem, r, law_tolerance, max_iterations - spent()));
+    take(solve_gauss_seidel(problem, r, law_tolerance, max_iterations - spent(),
+                            workspace.on_iteration));
   return total;
 }
 
@@ -807,7 +809,10 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   int cut_steps = 0;
   for (int iteration = 0;; ++iteration) {
     fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
-    if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) {
+    const bool converged = has_converged(problem, n.v, r, n.f, law_tolerance, report);
+    if (iteration > 0 && workspace.on_iteration)
+      workspace.on_iteration({false, report.scaled_residual, report.scaled_certificate});
+    if (converged) {
       if (v_is_exact) return report;
       exact_motion();
       v_is_exact = true;
@@ -849,8 +854,9 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   }
 }
 
-ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Eigen::VectorXd& r,
-                                      double law_tolerance, int max_sweeps) {
+ContactSolveReport solve_gauss_seidel(
+    const CondensedContactProblem& problem, Eigen::VectorXd& r, double law_tolerance,
+    int max_sweeps, const std::function<void(const ContactIterationProgress&)>& on_sweep) {
   // physics.md 3.3: block Gauss-Seidel sweeps on W. Node i sees the others frozen:
   // v_i = q_i + sum_j W_ij r_j = (q_i + sum_{j!=i} W_ij r_j) + W_ii r_i, and
   // its one-node law is solved by the bipotential predictor-corrector.
@@ -877,7 +883,9 @@ ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Ei
     if (!v.allFinite() || !r.allFinite())
       throw NumericalError("non-finite contact reactions in sweep " + std::to_string(sweep));
     fixed_point_residual(problem, v, r, f, nullptr, nullptr, nullptr);
-    if (has_converged(problem, v, r, f, law_tolerance, report)) return report;
+    const bool converged = has_converged(problem, v, r, f, law_tolerance, report);
+    if (on_sweep) on_sweep({true, report.scaled_residual, report.scaled_certificate});
+    if (converged) return report;
   }
   return report;
 }

@@ -9,12 +9,23 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "contact/condensed_problem.hpp"
 
 namespace bipo {
+
+/// One iteration of the contact solve just done, as ContactWorkspace's
+/// on_iteration sees it: a Newton step or a sweep, and the measures of the
+/// iterate it reached (ContactSolveReport's, before the convergence test's
+/// final recomputation of v).
+struct ContactIterationProgress {
+  bool sweep = false;  ///< a Gauss-Seidel sweep, else a semi-smooth Newton step
+  double scaled_residual = 0.0;
+  double scaled_certificate = 0.0;
+};
 
 /// Scratch storage of the Newton step's dense system, kept between solves by
 /// its owner: a fresh allocation per step of that size costs page faults
@@ -64,6 +75,10 @@ struct ContactWorkspace {
   } counts;
   /// The Newton step solver of a sparse operator (made on first use).
   std::unique_ptr<SparseNewtonStep> sparse_step;
+  /// Called after every Newton step and every Gauss-Seidel sweep with the
+  /// iterate's measures, for progress lines on long solves (a Newton step
+  /// on 10^4 contact nodes can take minutes). Empty: nothing is called.
+  std::function<void(const ContactIterationProgress&)> on_iteration;
 };
 
 /// Solves the problem: finds r (3m) such that the law holds at every node
@@ -91,9 +106,10 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
 
 /// Block Gauss-Seidel sweeps (physics.md 3.3): node by node, the one-node law
 /// (solve_node_law) with the other nodes frozen. Throws NumericalError on a
-/// non-finite iterate.
-ContactSolveReport solve_gauss_seidel(const CondensedContactProblem& problem, Eigen::VectorXd& r,
-                                      double law_tolerance, int max_sweeps);
+/// non-finite iterate. `on_sweep`, if set, is called after every sweep.
+ContactSolveReport solve_gauss_seidel(
+    const CondensedContactProblem& problem, Eigen::VectorXd& r, double law_tolerance,
+    int max_sweeps, const std::function<void(const ContactIterationProgress&)>& on_sweep = {});
 
 /// Continuation in the sliding coefficients from the associated law to the
 /// problem's laws, a semi-smooth Newton solve per stage on a copy of the

@@ -567,8 +567,9 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
     dofs.positions.push_back(contact_->nodes()[i].position);
   }
   contact_->set_condensed_operators(
-      SparseDelassusOperator::create(std::move(k_lower), solver_, std::move(dofs),
-                                     case_.solver.sparse_preconditioner),
+      SparseDelassusOperator::create(
+          std::move(k_lower), solver_, std::move(dofs), case_.solver.sparse_preconditioner,
+          [this](const std::string& phase) { report_setup_phase(phase); }),
       rho_override);
   timings_.delassus = seconds_since(start);
 }
@@ -744,6 +745,20 @@ void Analysis::solve_contact_problem(Increment& inc) {
     r += ratio * (r_ - r_previous_);
   }
   const auto work_before = contact_work();
+  IncrementProgress progress{result.position};
+  if (increment_progress_)
+    contact_workspace_.on_iteration = [&](const ContactIterationProgress& iteration) {
+      ++(iteration.sweep ? progress.sweeps : progress.newton_iterations);
+      progress.scaled_residual = iteration.scaled_residual;
+      progress.scaled_certificate = iteration.scaled_certificate;
+      progress.seconds = seconds_since(start);
+      increment_progress_(progress);
+    };
+  // The callback refers to this frame: it goes with it, also on an error.
+  struct ForgetCallback {
+    ContactWorkspace& workspace;
+    ~ForgetCallback() { workspace.on_iteration = nullptr; }
+  } forget_callback{contact_workspace_};
   const ContactSolveReport report =
       m > 0 ? solve_contact(contact_->problem(q), r, case_.solver.law_tolerance,
                             case_.solver.max_iterations, contact_workspace_)

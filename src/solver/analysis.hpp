@@ -59,6 +59,17 @@ struct StepResult {
   double wear_volume = 0.0;
 };
 
+/// Where an increment's contact solve stands, after each of its Newton steps
+/// or Gauss-Seidel sweeps (Analysis::set_increment_progress): for progress
+/// lines on increments that take minutes.
+struct IncrementProgress {
+  double position = 0.0;  ///< the increment's end in the load program (fractional when cut)
+  int newton_iterations = 0, sweeps = 0;  ///< of this attempt at the increment so far
+  double scaled_residual = 0.0;           ///< of the last iterate (ContactSolveReport)
+  double scaled_certificate = 0.0;
+  double seconds = 0.0;  ///< since the attempt's contact solve started
+};
+
 /// The contact iterations stop when the scaled certificate, penetration and
 /// fixed-point residual of their own kinematics (v = q + W r) are all below
 /// solver.law_tolerance. The step is accepted if the scaled certificate and
@@ -115,6 +126,13 @@ class Analysis {
   /// True if this analysis may share `other`'s set-up: the same mesh object,
   /// material, prescribed dofs, contact nodes and contact frames.
   [[nodiscard]] bool can_share_setup_with(const Analysis& other) const;
+
+  /// Calls `progress` after every Newton step and Gauss-Seidel sweep of the
+  /// contact solves of advance_to, on the thread that runs it. Empty:
+  /// nothing is called (the default).
+  void set_increment_progress(std::function<void(const IncrementProgress&)> progress) {
+    increment_progress_ = std::move(progress);
+  }
 
   /// Solves from the converged state to `position` of the load program.
   /// Throws NumericalError (state unchanged) when the increment does not
@@ -259,6 +277,7 @@ class Analysis {
   std::string blas_threads_;
   ContactPathChoice contact_path_;
   std::function<void(const std::string&)> setup_progress_;  ///< during the constructor only
+  std::function<void(const IncrementProgress&)> increment_progress_;
   bool shares_setup_ = false;
   std::filesystem::path setup_donor_case_;
 

@@ -41,11 +41,12 @@ double largest_eigenvalue(const Eigen::Matrix3d& a) {
 
 std::shared_ptr<const SparseDelassusOperator> SparseDelassusOperator::create(
     std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
-    ContactDofs dofs, SparsePreconditionerChoice preconditioner) {
+    ContactDofs dofs, SparsePreconditionerChoice preconditioner,
+    const std::function<void(const std::string&)>& progress) {
   std::shared_ptr<SparseDelassusOperator> op(
       new SparseDelassusOperator(std::move(k_lower), std::move(k_factor), std::move(dofs)));
   op->preconditioner_ = preconditioner;
-  op->estimate_diagonal_blocks();
+  op->estimate_diagonal_blocks(progress);
   return op;
 }
 
@@ -178,7 +179,8 @@ Eigen::Matrix3d SparseDelassusOperator::local_stiffness_block(int i) const {
   return local;
 }
 
-void SparseDelassusOperator::estimate_diagonal_blocks() {
+void SparseDelassusOperator::estimate_diagonal_blocks(
+    const std::function<void(const std::string&)>& progress) {
   // The exact W_jj of a sample of nodes, spread over the list, by
   // multi-column solves; their ratio to the inverse of the node's own
   // stiffness block scales that inverse at every node. W_ii only chooses
@@ -187,8 +189,13 @@ void SparseDelassusOperator::estimate_diagonal_blocks() {
   const int m = dofs_.n_nodes();
   const int n_sample = std::min(m, 24);
   std::vector<double> ratios;
-  for (int first = 0; first < n_sample; first += sample_nodes_per_solve)
-    sample_compliance_ratios(first, std::min(n_sample, first + sample_nodes_per_solve), ratios);
+  for (int first = 0; first < n_sample; first += sample_nodes_per_solve) {
+    const int last = std::min(n_sample, first + sample_nodes_per_solve);
+    sample_compliance_ratios(first, last, ratios);
+    if (progress && last < n_sample)
+      progress("estimating the Delassus operator's diagonal blocks: " + std::to_string(last) +
+               " of " + std::to_string(n_sample) + " sample nodes solved");
+  }
   std::nth_element(ratios.begin(), ratios.begin() + n_sample / 2, ratios.end());
   const double ratio = n_sample > 0 ? ratios[n_sample / 2] : 1.0;
   if (!(ratio > 0.0) || !std::isfinite(ratio))

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "contact/condensed_problem.hpp"
@@ -44,11 +46,14 @@ class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
   /// `k_lower`: the lower triangle of K_ff (compressed); `k_factor`: K_ff's
-  /// factorization, shared with the analysis.
+  /// factorization, shared with the analysis. `progress`, if set, is told
+  /// how far the estimate of W's diagonal blocks has got (minutes at 10^6
+  /// unknowns with an iterative solver), in words.
   static std::shared_ptr<const SparseDelassusOperator> create(
       std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
       ContactDofs dofs,
-      SparsePreconditionerChoice preconditioner = SparsePreconditionerChoice::automatic);
+      SparsePreconditionerChoice preconditioner = SparsePreconditionerChoice::automatic,
+      const std::function<void(const std::string&)>& progress = {});
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
@@ -88,7 +93,7 @@ class SparseDelassusOperator final : public DelassusOperator,
                          std::shared_ptr<const LinearSolver> k_factor, ContactDofs dofs);
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
-  void estimate_diagonal_blocks();
+  void estimate_diagonal_blocks(const std::function<void(const std::string&)>& progress);
   /// The ratios of exact to estimated W_ii of sample nodes [first, last).
   void sample_compliance_ratios(int first, int last, std::vector<double>& ratios) const;
   // Sample nodes per multi-column solve: 12 right-hand sides keep the

@@ -366,6 +366,76 @@ TEST_F(Cli, JobsIsAPositiveNumberOrAuto) {
   EXPECT_EQ(o.exit_code, 0) << o.err;
 }
 
+namespace {
+
+/// The sum of a history.csv column (by its header name).
+double column_sum(const fs::path& history, const std::string& name) {
+  std::ifstream in(history);
+  std::string line, cell;
+  std::getline(in, line);
+  std::istringstream header(line);
+  int column = 0;
+  while (std::getline(header, cell, ',') && cell != name) ++column;
+  double sum = 0.0;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (int k = 0; k <= column; ++k) std::getline(row, cell, ',');
+    sum += std::stod(cell);
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_F(Cli, ProgressZeroShowsEveryNewtonStepOfTheIncrements) {
+  // A sliding start (in-plane motion of the top) so that the increments take
+  // Newton steps: --progress 0 gives a line after each one, numbered within
+  // its increment, ending at the step count history.csv gives it.
+  const std::string text = replaced(small_case, "x: 0, y: 0, z: -0.01", "x: 0.02, y: 0, z: -0.01");
+  const fs::path c = write("slide.yaml", text);
+  const Outcome o = bipo("run " + quoted(c) + " --output out --progress 0");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const double steps = column_sum(dir_ / "out" / "history.csv", "newton_iterations");
+  ASSERT_GT(steps, 0.0);
+  int lines = 0, last_step = 0;
+  std::istringstream err(o.err);
+  std::string line;
+  for (int increment = 1; std::getline(err, line);) {
+    const std::string head = "increment " + std::to_string(increment) + "/2, ";
+    if (line.rfind(head, 0) == 0) {
+      ASSERT_NE(line.find(" s in: newton " + std::to_string(last_step + 1) + ", residual "),
+                std::string::npos)
+          << line;
+      ++last_step;
+      ++lines;
+    } else if (line.rfind("increment    " + std::to_string(increment) + "/2", 0) == 0) {
+      EXPECT_NE(
+          line.find("newton " + std::string(last_step < 10 ? " " : "") + std::to_string(last_step)),
+          std::string::npos)
+          << "the increment's line after " << last_step << " progress lines: " << line;
+      ++increment;
+      last_step = 0;
+    }
+  }
+  EXPECT_EQ(lines, static_cast<int>(steps)) << o.err;
+  // The default (10 s) shows none on a run this short, and --quiet none at all.
+  const Outcome quiet = bipo("run " + quoted(c) + " --output out2");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find(" s in: "), std::string::npos) << quiet.err;
+}
+
+TEST_F(Cli, ProgressIsSecondsFromZeroToAMillion) {
+  const fs::path c = write("good.yaml", small_case);
+  for (const char* seconds : {"-1", "nan", "inf", "2e6", "ten", "5s", ""}) {
+    const Outcome o = bipo("run " + quoted(c) + " --progress='" + seconds + "'");
+    EXPECT_EQ(o.exit_code, 2) << seconds << ": " << o.err;
+    EXPECT_NE(o.err.find("--progress"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir_ / "results")) << seconds;
+  }
+  const Outcome o = bipo("run --quiet --progress 0.5 " + quoted(c));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+}
+
 TEST_F(Cli, TwoCasesWritingOneFolderAreAnInputError) {
   const std::string text = small_case + "output: {directory: same}\n";
   const fs::path a = write("a.yaml", text);

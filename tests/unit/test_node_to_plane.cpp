@@ -125,6 +125,38 @@ TEST_P(CondensedContact, NewtonAgreesWithGaussSeidelWhenTheSolutionIsUnique) {
             1e-8 * r_sweeps.lpNorm<Eigen::Infinity>());
 }
 
+TEST_P(CondensedContact, ReportsEveryIterationToTheProgressCallback) {
+  // The progress lines of long increments come from on_iteration: one call
+  // per Newton step and per sweep, each with the measures of the iterate
+  // reached, the last one converged.
+  const LawCase& c = law_case(GetParam());
+  SCOPED_TRACE(c.name);
+  const NodeToPlaneContact contact = make_contact(c.law);
+  const Eigen::VectorXd q = free_motion();
+  const CondensedContactProblem problem = contact.problem(q);
+  std::vector<ContactIterationProgress> calls;
+  ContactWorkspace workspace;
+  workspace.on_iteration = [&](const ContactIterationProgress& p) { calls.push_back(p); };
+  Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * kNodes);
+  const ContactSolveReport newton = solve_semismooth_newton(problem, r, 1e-12, 60, workspace);
+  ASSERT_TRUE(newton.converged);
+  ASSERT_EQ(static_cast<int>(calls.size()), newton.newton_iterations);
+  for (const ContactIterationProgress& p : calls) EXPECT_FALSE(p.sweep);
+  EXPECT_GT(calls.front().scaled_residual, 1e-12);
+  EXPECT_LE(calls.back().scaled_residual, 1e-12);
+  EXPECT_LE(calls.back().scaled_certificate, 1e-10);
+
+  if (!c.associated) return;  // the sweeps below, as in the test above
+  calls.clear();
+  r.setZero();
+  const ContactSolveReport sweeps =
+      solve_gauss_seidel(problem, r, 1e-12, 100000, workspace.on_iteration);
+  ASSERT_TRUE(sweeps.converged);
+  ASSERT_EQ(static_cast<int>(calls.size()), sweeps.sweeps);
+  for (const ContactIterationProgress& p : calls) EXPECT_TRUE(p.sweep);
+  EXPECT_DOUBLE_EQ(calls.back().scaled_residual, sweeps.scaled_residual);
+}
+
 INSTANTIATE_TEST_SUITE_P(Laws, CondensedContact, ::testing::Values(0, 1, 2));
 
 TEST(CondensedContactContinuation, ReachesTheNonAssociatedLawFromTheAssociatedOne) {
