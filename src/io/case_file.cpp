@@ -1123,8 +1123,10 @@ void linear_solver_settings(const Reader& r, const Map& m, SolverSettings& s) {
     else
       r.fail(*y, "expected direct, cg_gamg or cg_hypre, got " + shown(kind));
   }
-  if (const auto y = p.get("relative_tolerance"))
+  if (const auto y = p.get("relative_tolerance")) {
     s.petsc.relative_tolerance = number(r, *y, {1e-15, 1.0, "a number in [1e-15, 1]"});
+    s.petsc.relative_tolerance_given = true;
+  }
   if (const auto y = p.get("max_iterations"))
     s.petsc.max_iterations = small_integer(r, *y, 1, 1'000'000);
 }

@@ -137,6 +137,9 @@ struct PetscSolverSettings {
   PetscMethod method = PetscMethod::direct;
   double relative_tolerance = 1e-12;  ///< Krylov methods: |b - A x| / |b|
   int max_iterations = 10000;         ///< Krylov methods: per solve
+  /// relative_tolerance was given (case file or --set); else the analysis
+  /// chooses it from the friction (effective_petsc_settings, solver/analysis.hpp).
+  bool relative_tolerance_given = false;
 };
 
 /// Tolerances and limits of the increment loop (docs/physics.md section 3.3).

@@ -182,7 +182,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(const Case& c) {
   const int ranks = parallel_size();
   switch (c.solver.linear) {
     case LinearSolverChoice::petsc:
-      return make_petsc_solver(c.solver.petsc);
+      return make_petsc_solver(effective_petsc_settings(c));
     case LinearSolverChoice::cholmod:
       if (ranks > 1)
         throw InputError(c.source.string() +
@@ -193,7 +193,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(const Case& c) {
     case LinearSolverChoice::automatic:
       break;
   }
-  return ranks > 1 ? make_petsc_solver(c.solver.petsc) : make_cholmod_solver();
+  return ranks > 1 ? make_petsc_solver(effective_petsc_settings(c)) : make_cholmod_solver();
 }
 
 /// The six rigid-body motions of the body restricted to the free dofs
@@ -217,6 +217,27 @@ Eigen::MatrixXd rigid_body_modes(const Mesh& mesh, const DofPartition& partition
 }
 
 }  // namespace
+
+bool solves_with_petsc(const Case& c) {
+  return c.solver.linear == LinearSolverChoice::petsc ||
+         (c.solver.linear == LinearSolverChoice::automatic && parallel_size() > 1);
+}
+
+PetscSolverSettings effective_petsc_settings(const Case& c) {
+  PetscSolverSettings settings = c.solver.petsc;
+  if (settings.relative_tolerance_given || settings.method == PetscMethod::direct) return settings;
+  double largest = 0.0;
+  const auto take = [&largest](const FrictionParams& f) {
+    largest = std::max({largest, f.mu1, f.mu2, f.p1, f.p2});
+  };
+  for (const ContactPlane& plane : c.contacts) {
+    take(plane.friction);
+    for (const FrictionChange& change : plane.friction_program) take(change.friction);
+  }
+  constexpr double high_friction = 100.0;
+  if (largest > high_friction) settings.relative_tolerance = 1e-15;
+  return settings;
+}
 
 /// The prescribed dofs, and the (condition index, component) that sets each.
 struct Analysis::PrescribedDofs {
@@ -633,6 +654,21 @@ bool Analysis::can_share_setup_with(const Analysis& other) const {
       other.partition_->prescribed_dofs() != partition_->prescribed_dofs() ||
       other.contact_free_dofs_ != contact_free_dofs_)
     return false;
+  // So do the solver's choices: a case that asks for another backend,
+  // method or contact path gets them, not the donor's.
+  const SolverSettings& mine = case_.solver;
+  const SolverSettings& theirs = other.case_.solver;
+  if (mine.contact_solver != theirs.contact_solver ||
+      mine.sparse_preconditioner != theirs.sparse_preconditioner ||
+      solves_with_petsc(case_) != solves_with_petsc(other.case_))
+    return false;
+  if (solves_with_petsc(case_)) {
+    const PetscSolverSettings a = effective_petsc_settings(case_);
+    const PetscSolverSettings b = effective_petsc_settings(other.case_);
+    if (a.method != b.method || a.relative_tolerance != b.relative_tolerance ||
+        a.max_iterations != b.max_iterations)
+      return false;
+  }
   for (int i = 0; i < contact_->n_nodes(); ++i)
     if (other.contact_->frame(i) != contact_->frame(i)) return false;
   return true;

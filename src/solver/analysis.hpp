@@ -80,6 +80,19 @@ struct IncrementProgress {
 /// `solver.law_tolerance`.
 inline constexpr double recovered_certificate_factor = 100.0;
 
+/// True if case `c` solves K_ff with PETSc: solver.linear is petsc, or
+/// auto under mpirun with several ranks (docs/case-file.md, solver.linear).
+[[nodiscard]] bool solves_with_petsc(const Case& c);
+
+/// The PETSc settings of case `c`'s analysis: the case's, except that a
+/// Krylov method's relative_tolerance, when the case does not give it, is
+/// 1e-15 for a case with a friction or sliding coefficient above 100 (in
+/// any plane's law or friction_program), else 1e-12. The law's scaling
+/// multiplies a solve's error by about mu: at 1e-12 the recovered
+/// displacements' certificate failed at mu = 1e4 and 1e6 on every contact
+/// path, and passed at 1e-15.
+[[nodiscard]] PetscSolverSettings effective_petsc_settings(const Case& c);
+
 /// Wall-clock seconds of the set-up phases.
 struct SetupTimings {
   double assembly = 0.0, factorization = 0.0, delassus = 0.0;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "parallel/parallel_runtime.hpp"
 #include "version.hpp"
 
 namespace fs = std::filesystem;
@@ -321,6 +322,52 @@ TEST_F(Cli, SeveralCasesInOneRunShareTheSetUpAndGiveTheSameResults) {
     EXPECT_EQ(j.value("setup_shared", true), name == "ortho" || name == "deeper") << name;
     EXPECT_FALSE(nlohmann::json::parse(slurp(alone / "summary.json")).value("setup_shared", true));
   }
+}
+
+TEST_F(Cli, CasesThatAskForAnotherSolverAreSetUpWithIt) {
+  // One body, one command: a case whose solver keys shape the set-up
+  // (contact path, its preconditioner, backend, PETSc method or tolerance)
+  // is set up on its own and runs with what it asked for; keys of the
+  // increment loop alone (law_tolerance) do not stop sharing.
+  const std::string sliding =
+      replaced(small_case, "x: 0, y: 0, z: -0.01", "x: 0.02, y: 0, z: -0.01");
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"dense", sliding},
+      {"tighter", sliding + "solver: {law_tolerance: 1e-11}\n"},
+      {"sparse", sliding + "solver: {contact_solver: sparse}\n"},
+      {"own", sliding + "solver: {contact_solver: sparse, sparse_preconditioner: own_factor}\n"}};
+  const bool petsc = bipo::parallel_plugin_path().rfind("none", 0) != 0;
+  if (petsc) {
+    cases.emplace_back("gamg", sliding + "solver: {linear: petsc, petsc: {method: cg_gamg}}\n");
+    cases.emplace_back("bonded", replaced(cases.back().second, "{mu: 0.3}", "{mu: 1e6}"));
+  }
+  std::string command = "run --quiet";
+  for (const auto& [name, text] : cases)
+    command.append(" ").append(quoted(write(name + ".yaml", text)));
+  const Outcome o = bipo(command);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto summary = [&](const std::string& name) {
+    return nlohmann::json::parse(slurp(dir_ / "results" / name / "summary.json"));
+  };
+  EXPECT_TRUE(summary("tighter").value("setup_shared", false));
+  for (const char* name : {"dense", "sparse", "own"})
+    EXPECT_FALSE(summary(name).value("setup_shared", true)) << name;
+  EXPECT_EQ(summary("sparse")["contact_solver"].value("kind", ""), "sparse");
+  // stiffness_factor (auto here) factorizes its preconditioner; own_factor never.
+  EXPECT_GT(summary("sparse")["contact_solver"].value("factorizations", -1), 0);
+  EXPECT_EQ(summary("own")["contact_solver"].value("factorizations", -1), 0);
+  if (!petsc) GTEST_SKIP() << "no parallel plugin: the PETSc cases were not run";
+  for (const char* name : {"gamg", "bonded"}) {
+    const auto j = summary(name);
+    EXPECT_FALSE(j.value("setup_shared", true)) << name;
+    EXPECT_EQ(j["parallel"].value("linear_solver", "").rfind("PETSc cg_gamg", 0), 0u) << j.dump();
+  }
+  // mu = 1e6 takes the tighter tolerance (effective_petsc_settings).
+  EXPECT_NE(
+      summary("bonded")["parallel"].value("linear_solver", "").find("relative tolerance 1e-15"),
+      std::string::npos);
+  EXPECT_NE(summary("gamg")["parallel"].value("linear_solver", "").find("relative tolerance 1e-12"),
+            std::string::npos);
 }
 
 TEST_F(Cli, SeveralCasesAtOnceGiveTheSameResultsAsOneAfterTheOther) {

@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
+#include "solver/analysis.hpp"
 
 namespace {
 
@@ -74,6 +75,32 @@ TEST_F(PetscCaseKeys, ValuesAreReadAsWritten) {
   for (const char* automatic : {"auto", "automatic"})
     EXPECT_EQ(read(kHead + "solver: {linear: " + automatic + "}\n").solver.linear,
               bipo::LinearSolverChoice::automatic);
+}
+
+TEST_F(PetscCaseKeys, AnUnsetKrylovToleranceFollowsTheFriction) {
+  // 1e-15 above mu = 100 (any coefficient, any plane, any friction_program
+  // change), 1e-12 below; a tolerance the case gives is kept, and MUMPS
+  // has none.
+  const auto tolerance = [&](const std::string& friction, const std::string& petsc) {
+    const bipo::Case c = read(kHead +
+                              "contact:\n  - set: bottom\n"
+                              "    plane: {point: [0, 0, 0], normal: [0, 0, 1]}\n"
+                              "    friction: " +
+                              friction + "\nsolver: {linear: petsc, petsc: " + petsc + "}\n");
+    return bipo::effective_petsc_settings(c).relative_tolerance;
+  };
+  const std::string gamg = "{method: cg_gamg}";
+  EXPECT_EQ(tolerance("{mu: 0.2}", gamg), 1e-12);
+  EXPECT_EQ(tolerance("{mu: 100}", gamg), 1e-12);
+  EXPECT_EQ(tolerance("{mu: 1e6}", gamg), 1e-15);
+  EXPECT_EQ(tolerance("{mu: 1000}", "{method: cg_hypre}"), 1e-15);
+  EXPECT_EQ(tolerance("{mu1: 0.3, mu2: 0.1, p1: 0.05, p2: 500}", gamg), 1e-15);
+  EXPECT_EQ(tolerance("{mu: 0.2}\n    friction_program: [{from_increment: 3, friction: {mu: 1e4}}]",
+                      gamg),
+            1e-15);
+  EXPECT_EQ(tolerance("{mu: 1e6}", "{method: cg_gamg, relative_tolerance: 1e-10}"), 1e-10);
+  EXPECT_EQ(tolerance("{mu: 1e6}", "{method: cg_gamg, relative_tolerance: 1e-12}"), 1e-12);
+  EXPECT_EQ(tolerance("{mu: 1e6}", "{method: direct}"), 1e-12);
 }
 
 TEST_F(PetscCaseKeys, ErrorsNameTheKeyPathAndLine) {

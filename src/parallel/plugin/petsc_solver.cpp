@@ -190,6 +190,9 @@ class PetscLinearSolver final : public LinearSolver {
     const std::size_t ranks = rows_.partition.counts.size();
     if (ranks > 1)
       name += " on " + std::to_string(ranks) + " ranks (rows by " + rows_.partition.method + ")";
+    // Chosen from the friction when the case does not give it.
+    if (settings_.method != PetscMethod::direct)
+      name += ", relative tolerance " + short_number(settings_.relative_tolerance);
     return name;
   }
   [[nodiscard]] std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const override {
