@@ -102,9 +102,14 @@ class CaseLog {
 };
 
 /// Every rank holds the dense contact path's matrices: the ranks on one
-/// machine share its memory (SetupChoices::available_memory).
+/// machine share its memory (SetupChoices::available_memory). The least of
+/// the ranks' shares, so that every rank chooses the same contact path and
+/// preconditioner (a collective: the ranks ask at the same points, and
+/// --jobs is 1 under mpirun).
 double available_memory_per_rank() {
-  return available_memory_bytes() / ranks_on_this_machine();
+  double least = 0.0, most = 0.0;
+  parallel_min_max(available_memory_bytes() / ranks_on_this_machine(), least, most);
+  return least;
 }
 
 }  // namespace

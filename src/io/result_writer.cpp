@@ -272,6 +272,8 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_contact_linear_iterations_ += step.contact_linear_iterations;
   total_contact_preconditioner_iterations_ += step.contact_preconditioner_krylov_iterations;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
+  if (!snapshot.contact_preconditioner.empty())
+    contact_preconditioner_ = snapshot.contact_preconditioner;
   seconds_linear_ += step.seconds_linear;
   seconds_contact_ += step.seconds_contact;
 
@@ -649,6 +651,8 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
                          {"reason", run_.contact_solver_reason},
                          {"factorizations", total_contact_factorizations_},
                          {"gmres_iterations", total_contact_linear_iterations_}};
+  if (!contact_preconditioner_.empty())
+    j["contact_solver"]["preconditioner"] = contact_preconditioner_;
   if (total_contact_preconditioner_iterations_ > 0)
     j["contact_solver"]["preconditioner_krylov_iterations"] =
         total_contact_preconditioner_iterations_;

@@ -285,7 +285,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
     contact_path_ = choose_contact_path_for_setup(choices);
     const double choice_seconds = seconds_since(choice_start);  // a symbolic analysis, at most
     if (contact_path_.sparse)
-      set_up_sparse_contact_operator(rho_override);
+      set_up_sparse_contact_operator(rho_override, choices.available_memory);
     else
       condense_contact_operators(rho_override);
     timings_.factorization += choice_seconds;
@@ -571,7 +571,8 @@ ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& ch
 
 /// The factorization of K_ff (CHOLMOD's own ordering) and the sparse
 /// Delassus operator over it: W is never formed (solver/sparse_contact.hpp).
-void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_override) {
+void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_override,
+                                              const std::function<double()>& available_memory) {
   auto start = std::chrono::steady_clock::now();
   auto k_lower = std::make_shared<SparseMatrix>(k_ff_.triangularView<Eigen::Lower>());
   k_lower->makeCompressed();
@@ -589,8 +590,9 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   }
   contact_->set_condensed_operators(
       SparseDelassusOperator::create(
-          std::move(k_lower), solver_, std::move(dofs), case_.solver.sparse_preconditioner,
-          [this](const std::string& phase) { report_setup_phase(phase); }),
+          std::move(k_lower), solver_, std::move(dofs),
+          {case_.solver.sparse_preconditioner,
+           [this](const std::string& phase) { report_setup_phase(phase); }, available_memory}),
       rho_override);
   timings_.delassus = seconds_since(start);
 }
@@ -644,6 +646,21 @@ void Analysis::start_at_rest() {
   slip_sum_.assign(m, Eigen::Vector3d::Zero());
   slip_length_.assign(m, 0.0);
   dissipation_sum_.assign(m, 0.0);
+}
+
+std::string_view Analysis::contact_preconditioner() const {
+  const auto* sparse =
+      dynamic_cast<const SparseDelassusOperator*>(contact_->condensed_operators().get());
+  if (sparse == nullptr) return "";
+  switch (sparse->preconditioner_chosen()) {
+    case SparsePreconditionerChoice::stiffness_factor:
+      return "stiffness_factor";
+    case SparsePreconditionerChoice::own_factor:
+      return "own_factor";
+    case SparsePreconditionerChoice::automatic:
+      break;
+  }
+  return "";
 }
 
 bool Analysis::can_share_setup_with(const Analysis& other) const {

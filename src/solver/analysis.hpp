@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "contact/node_to_plane.hpp"
@@ -117,8 +118,11 @@ struct SetupChoices {
   /// Empty: the threads are left as they are.
   std::function<std::string(int n_free)> blas_threads;
   /// The memory this analysis may count on, in bytes, for the automatic
-  /// choice of the contact path (solver/contact_path.hpp). Empty: the
-  /// machine's MemAvailable.
+  /// choice of the contact path (solver/contact_path.hpp) at set-up and of
+  /// the sparse path's preconditioner at the first contact step (so it is
+  /// kept: it must not refer to the caller's frame). Under mpirun every rank
+  /// must get the same value at both points (a collective may give it: the
+  /// ranks reach them together). Empty: the machine's MemAvailable.
   std::function<double()> available_memory;
   /// Called as each phase of the set-up starts, with what it does (e.g.
   /// "factorizing the stiffness (248880 unknowns) ..."), for progress lines
@@ -190,6 +194,10 @@ class Analysis {
   /// "dense" or "sparse": how the contact problem's operator is held.
   /// The contact path chosen at set-up and why (the donor's when shared).
   [[nodiscard]] const ContactPathChoice& contact_path() const { return contact_path_; }
+  /// The sparse path's Newton-step preconditioner once chosen (at the first
+  /// contact Newton step with `auto`): "stiffness_factor" or "own_factor";
+  /// "" on the dense path and before the choice.
+  [[nodiscard]] std::string_view contact_preconditioner() const;
   [[nodiscard]] std::string contact_solver() const {
     return contact_->condensed_operators() && !contact_->condensed_operators()->dense() ? "sparse"
                                                                                         : "dense";
@@ -236,7 +244,8 @@ class Analysis {
   void condense_contact_operators(const std::vector<double>& rho_override);
   [[nodiscard]] ContactPathChoice choose_contact_path_for_setup(const SetupChoices& choices);
   void report_setup_phase(const std::string& phase) const;
-  void set_up_sparse_contact_operator(const std::vector<double>& rho_override);
+  void set_up_sparse_contact_operator(const std::vector<double>& rho_override,
+                                      const std::function<double()>& available_memory);
   void measure_stiffness_norm();
   void set_up_load_patterns();
   void start_at_rest();

@@ -41,12 +41,12 @@ double largest_eigenvalue(const Eigen::Matrix3d& a) {
 
 std::shared_ptr<const SparseDelassusOperator> SparseDelassusOperator::create(
     std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
-    ContactDofs dofs, SparsePreconditionerChoice preconditioner,
-    const std::function<void(const std::string&)>& progress) {
+    ContactDofs dofs, SparseOperatorChoices choices) {
   std::shared_ptr<SparseDelassusOperator> op(
       new SparseDelassusOperator(std::move(k_lower), std::move(k_factor), std::move(dofs)));
-  op->preconditioner_ = preconditioner;
-  op->estimate_diagonal_blocks(progress);
+  op->preconditioner_ = choices.preconditioner;
+  op->available_memory_ = std::move(choices.available_memory);
+  op->estimate_diagonal_blocks(choices.progress);
   return op;
 }
 
@@ -58,6 +58,7 @@ bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, doubl
 SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
   std::call_once(preconditioner_decided_, [this] {
     if (preconditioner_ != SparsePreconditionerChoice::automatic) return;
+    const double available = available_memory_ ? available_memory_() : available_memory_bytes();
     // With PETSc's Krylov methods the second "factorization" is a second
     // multigrid set-up, of about K_ff's own size (its matrix and hierarchy:
     // three copies of the full matrix at most, at 12 bytes per nonzero),
@@ -66,18 +67,16 @@ SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
     // (MUMPS) would be a second factor on the ranks: own_factor.
     if (k_factor_->is_iterative()) {
       const double second = 3.0 * 12.0 * (2.0 * static_cast<double>(k_lower_->nonZeros()));
-      preconditioner_ = second <= 0.5 * available_memory_bytes()
-                            ? SparsePreconditionerChoice::stiffness_factor
-                            : SparsePreconditionerChoice::own_factor;
+      preconditioner_ = second <= 0.5 * available ? SparsePreconditionerChoice::stiffness_factor
+                                                  : SparsePreconditionerChoice::own_factor;
       return;
     }
     if (!k_factor_->is_serial_factorization()) {
       preconditioner_ = SparsePreconditionerChoice::own_factor;
       return;
     }
-    const bool fits =
-        second_factor_fits(k_factor_->factor_nonzeros(), static_cast<double>(k_lower_->nonZeros()),
-                           available_memory_bytes());
+    const bool fits = second_factor_fits(k_factor_->factor_nonzeros(),
+                                         static_cast<double>(k_lower_->nonZeros()), available);
     preconditioner_ = fits ? SparsePreconditionerChoice::stiffness_factor
                            : SparsePreconditionerChoice::own_factor;
   });

@@ -32,6 +32,20 @@ struct ContactDofs {
   [[nodiscard]] int n_nodes() const { return static_cast<int>(frames.size()); }
 };
 
+/// What the analysis decides for a SparseDelassusOperator.
+struct SparseOperatorChoices {
+  SparsePreconditionerChoice preconditioner = SparsePreconditionerChoice::automatic;
+  /// Told how far the estimate of W's diagonal blocks has got (minutes at
+  /// 10^6 unknowns with an iterative solver), in words, during create().
+  std::function<void(const std::string&)> progress;
+  /// The memory `automatic` may count on, in bytes, asked once at the
+  /// first Newton step (kept: it must not refer to the caller's frame).
+  /// Under mpirun every rank must get the same value (the ranks must take
+  /// the same preconditioner), so it may be a collective: every rank
+  /// reaches that step together. Empty: the machine's MemAvailable.
+  std::function<double()> available_memory;
+};
+
 /// W = F E^T K_ff^-1 E F^T (E: the contact nodes' free dofs, F: their frames)
 /// applied by one solve with K_ff's factorization. A held component gets a
 /// decoupled spring (the mean of the node's other diagonal stiffness
@@ -46,14 +60,10 @@ class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
   /// `k_lower`: the lower triangle of K_ff (compressed); `k_factor`: K_ff's
-  /// factorization, shared with the analysis. `progress`, if set, is told
-  /// how far the estimate of W's diagonal blocks has got (minutes at 10^6
-  /// unknowns with an iterative solver), in words.
+  /// factorization, shared with the analysis.
   static std::shared_ptr<const SparseDelassusOperator> create(
       std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
-      ContactDofs dofs,
-      SparsePreconditionerChoice preconditioner = SparsePreconditionerChoice::automatic,
-      const std::function<void(const std::string&)>& progress = {});
+      ContactDofs dofs, SparseOperatorChoices choices = {});
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
@@ -85,8 +95,11 @@ class SparseDelassusOperator final : public DelassusOperator,
   [[nodiscard]] const std::vector<double>& held_springs() const { return held_springs_; }
   [[nodiscard]] int n_free() const { return static_cast<int>(k_lower_->rows()); }
   /// The preconditioner the Newton steps use (never `automatic`): decided
-  /// at the first call, from the memory available then.
+  /// at the first call, from the memory available then (SparseOperatorChoices).
   [[nodiscard]] SparsePreconditionerChoice preconditioner() const;
+  /// The preconditioner once chosen, `automatic` before (no decision taken
+  /// here: it may be a collective, see SparseOperatorChoices::available_memory).
+  [[nodiscard]] SparsePreconditionerChoice preconditioner_chosen() const { return preconditioner_; }
 
  private:
   SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
@@ -107,6 +120,7 @@ class SparseDelassusOperator final : public DelassusOperator,
   std::vector<double> held_springs_;
   std::vector<Eigen::Matrix3d> diagonal_estimates_;
   mutable SparsePreconditionerChoice preconditioner_ = SparsePreconditionerChoice::automatic;
+  std::function<double()> available_memory_;
   mutable std::once_flag preconditioner_decided_;
 };
 

@@ -97,7 +97,8 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
                         analysis.represented_cycles(),
                         analysis.stop_reason(),
                         analysis.linear_solver().solve_count(),
-                        analysis.linear_solver().krylov_iterations()};
+                        analysis.linear_solver().krylov_iterations(),
+                        analysis.contact_preconditioner()};
   const auto& states = analysis.contact_states();
   snapshot.friction_force.reserve(states.size());
   snapshot.slip_increment.reserve(states.size());

@@ -89,6 +89,9 @@ struct StepSnapshot {
   /// K_ff's solver's counters so far (LinearSolver::solve_count,
   /// krylov_iterations): right-hand sides solved, Krylov iterations.
   long linear_solves = 0, krylov_iterations = 0;
+  /// The sparse contact path's preconditioner once chosen
+  /// (Analysis::contact_preconditioner), else empty.
+  std::string_view contact_preconditioner;
 };
 
 /// The description of `analysis`'s run, taken after its set-up.

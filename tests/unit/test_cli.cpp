@@ -356,6 +356,10 @@ TEST_F(Cli, CasesThatAskForAnotherSolverAreSetUpWithIt) {
   // stiffness_factor (auto here) factorizes its preconditioner; own_factor never.
   EXPECT_GT(summary("sparse")["contact_solver"].value("factorizations", -1), 0);
   EXPECT_EQ(summary("own")["contact_solver"].value("factorizations", -1), 0);
+  // Which one ran is in the summary (auto's choice included); not on the dense path.
+  EXPECT_EQ(summary("sparse")["contact_solver"].value("preconditioner", ""), "stiffness_factor");
+  EXPECT_EQ(summary("own")["contact_solver"].value("preconditioner", ""), "own_factor");
+  EXPECT_FALSE(summary("dense")["contact_solver"].contains("preconditioner"));
   if (!petsc) GTEST_SKIP() << "no parallel plugin: the PETSc cases were not run";
   for (const char* name : {"gamg", "bonded"}) {
     const auto j = summary(name);

@@ -176,6 +176,46 @@ TEST(SparseContactPath, AutomaticChoiceUnderPetscFollowsTheMethod) {
   }
 }
 
+// sparse_preconditioner: auto follows the memory the application gives
+// (SetupChoices::available_memory, asked at the first contact step, not
+// before): too little for the second preconditioner gives own_factor, with
+// no factorization of P, plenty gives stiffness_factor; CHOLMOD and, when
+// built, PETSc's CG with GAMG (whose estimate is three copies of the full
+// matrix). The choice is what the summary reports.
+TEST(SparseContactPath, AutomaticPreconditionerFollowsTheMemoryGiven) {
+  Case c = cylinder_case({0.2, 0.2, 0.2, 0.2}, ContactSolverChoice::sparse);
+  c.contacts[0].motion = {0.02, 0.0, 0.0};  // sliding: every increment takes Newton steps
+  std::vector<std::pair<std::string, Case>> backends{{"CHOLMOD", c}};
+  if (parallel_plugin_path().rfind("none", 0) != 0) {
+    c.solver.linear = LinearSolverChoice::petsc;
+    c.solver.petsc.method = PetscMethod::cg_gamg;
+    backends.emplace_back("PETSc cg_gamg", c);
+  }
+  for (const auto& [name, backend] : backends) {
+    for (const double memory : {1e3, 1e15}) {
+      SCOPED_TRACE(name + ", " + std::to_string(memory) + " bytes");
+      int asked = 0;
+      SetupChoices choices;
+      choices.available_memory = [memory, &asked] {
+        ++asked;
+        return memory;
+      };
+      Analysis a(backend, small_cylinder(), nullptr, choices);
+      EXPECT_EQ(asked, 1);  // by the set-up's choice of path, on every rank alike
+      EXPECT_EQ(a.contact_preconditioner(), "");
+      long factorizations = 0;
+      for (int k = 1; k <= 2; ++k) factorizations += a.advance_to(k).contact_factorizations;
+      EXPECT_EQ(asked, 2);  // once more, by the first Newton step, and only once
+      const bool second = memory > 1e9;
+      EXPECT_EQ(a.contact_preconditioner(), second ? "stiffness_factor" : "own_factor");
+      if (second)
+        EXPECT_GT(factorizations, 0);
+      else
+        EXPECT_EQ(factorizations, 0);
+    }
+  }
+}
+
 // solver.contact_solver: auto takes the dense path while its matrices fit
 // in half of the memory the application says is available
 // (SetupChoices::available_memory); past half, while they fit with the
