@@ -107,6 +107,9 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
   void estimate_diagonal_blocks(const std::function<void(const std::string&)>& progress);
+  /// The nodes whose W_jj the estimate solves for (fewer under an iterative
+  /// backend, where each column is a Krylov solve).
+  [[nodiscard]] int sample_count() const;
   /// The ratios of exact to estimated W_ii of sample nodes [first, last).
   void sample_compliance_ratios(int first, int last, std::vector<double>& ratios) const;
   // Sample nodes per multi-column solve: 12 right-hand sides keep the
