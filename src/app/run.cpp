@@ -61,7 +61,12 @@ std::string increment_progress_line(const IncrementProgress& progress, int n_tot
        << progress.newton_iterations;
   if (progress.sweeps > 0) line << ", sweeps " << progress.sweeps;
   line << ", residual " << std::scientific << std::setprecision(1) << progress.scaled_residual
-       << ", G " << progress.scaled_certificate << "\n";
+       << ", G " << progress.scaled_certificate;
+  // The sparse path's Newton steps are where a long increment's time goes.
+  if (progress.contact_linear_iterations > 0)
+    line << "; gmres " << progress.contact_linear_iterations << ", preconditioner set-ups "
+         << progress.contact_factorizations;
+  line << "\n";
   return line.str();
 }
 

@@ -805,6 +805,9 @@ void Analysis::solve_contact_problem(Increment& inc) {
       progress.scaled_residual = iteration.scaled_residual;
       progress.scaled_certificate = iteration.scaled_certificate;
       progress.seconds = seconds_since(start);
+      const auto work = contact_work();
+      progress.contact_linear_iterations = work.iterations - work_before.iterations;
+      progress.contact_factorizations = work.factorizations - work_before.factorizations;
       increment_progress_(progress);
     };
   // The callback refers to this frame: it goes with it, also on an error.

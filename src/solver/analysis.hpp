@@ -69,6 +69,9 @@ struct IncrementProgress {
   double scaled_residual = 0.0;           ///< of the last iterate (ContactSolveReport)
   double scaled_certificate = 0.0;
   double seconds = 0.0;  ///< since the attempt's contact solve started
+  /// Sparse path: the Newton steps' GMRES iterations and preconditioner
+  /// set-ups of this attempt so far (StepResult's counts); 0 on the dense path.
+  long contact_linear_iterations = 0, contact_factorizations = 0;
 };
 
 /// The contact iterations stop when the scaled certificate, penetration and

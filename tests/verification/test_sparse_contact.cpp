@@ -204,8 +204,26 @@ TEST(SparseContactPath, AutomaticPreconditionerFollowsTheMemoryGiven) {
       Analysis a(backend, small_cylinder(), nullptr, choices);
       EXPECT_EQ(asked, 1);  // by the set-up's choice of path, on every rank alike
       EXPECT_EQ(a.contact_preconditioner(), "");
+      // The progress of an increment counts its Newton steps' GMRES
+      // iterations and set-ups as the step's result does (every step here
+      // converges: its last report comes after the last GMRES solve).
+      IncrementProgress last;
+      a.set_increment_progress([&last](const IncrementProgress& p) { last = p; });
       long factorizations = 0;
-      for (int k = 1; k <= 2; ++k) factorizations += a.advance_to(k).contact_factorizations;
+      int newton_steps = 0;
+      for (int k = 1; k <= 2; ++k) {
+        last = IncrementProgress{};
+        const StepResult step = a.advance_to(k);
+        factorizations += step.contact_factorizations;
+        EXPECT_EQ(last.newton_iterations, step.newton_iterations);
+        EXPECT_EQ(last.contact_linear_iterations, step.contact_linear_iterations);
+        EXPECT_EQ(last.contact_factorizations, step.contact_factorizations);
+        if (step.newton_iterations > 0) {
+          EXPECT_GT(step.contact_linear_iterations, 0);
+        }
+        newton_steps += step.newton_iterations;
+      }
+      EXPECT_GT(newton_steps, 0);
       EXPECT_EQ(asked, 2);  // once more, by the first Newton step, and only once
       const bool second = memory > 1e9;
       EXPECT_EQ(a.contact_preconditioner(), second ? "stiffness_factor" : "own_factor");
