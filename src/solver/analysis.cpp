@@ -180,20 +180,12 @@ void set_increment_laws(const Case& c, NodeToPlaneContact& contact, double posit
 /// several ranks (CHOLMOD cannot use them).
 std::unique_ptr<LinearSolver> make_linear_solver(const Case& c) {
   const int ranks = parallel_size();
-  switch (c.solver.linear) {
-    case LinearSolverChoice::petsc:
-      return make_petsc_solver(effective_petsc_settings(c));
-    case LinearSolverChoice::cholmod:
-      if (ranks > 1)
-        throw InputError(c.source.string() +
-                         ": solver.linear: cholmod solves in one process, but " + "this run has " +
-                         std::to_string(ranks) +
-                         " MPI ranks: use solver.linear: petsc (or auto) under mpirun");
-      return make_cholmod_solver();
-    case LinearSolverChoice::automatic:
-      break;
-  }
-  return ranks > 1 ? make_petsc_solver(effective_petsc_settings(c)) : make_cholmod_solver();
+  if (c.solver.linear == LinearSolverChoice::cholmod && ranks > 1)
+    throw InputError(c.source.string() + ": solver.linear: cholmod solves in one process, but " +
+                     "this run has " + std::to_string(ranks) +
+                     " MPI ranks: use solver.linear: petsc (or auto) under mpirun");
+  return solves_with_petsc(c) ? make_petsc_solver(effective_petsc_settings(c))
+                              : make_cholmod_solver();
 }
 
 /// The six rigid-body motions of the body restricted to the free dofs
