@@ -78,6 +78,9 @@ class SparseNewtonStep {
     /// Krylov iterations of the preconditioner's own solves, where an
     /// iterative backend solves it (0 otherwise).
     long preconditioner_krylov_iterations = 0;
+    /// Steps solved again with the preconditioner solved, where its single
+    /// application (one V-cycle) did not take GMRES to the step's tolerance.
+    long preconditioner_fallbacks = 0;
   };
   [[nodiscard]] virtual Work work() const = 0;
 };

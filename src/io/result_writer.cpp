@@ -271,6 +271,7 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_contact_factorizations_ += step.contact_factorizations;
   total_contact_linear_iterations_ += step.contact_linear_iterations;
   total_contact_preconditioner_iterations_ += step.contact_preconditioner_krylov_iterations;
+  total_contact_preconditioner_fallbacks_ += step.contact_preconditioner_fallbacks;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
   if (!snapshot.contact_preconditioner.empty())
     contact_preconditioner_ = snapshot.contact_preconditioner;
@@ -656,6 +657,8 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   if (total_contact_preconditioner_iterations_ > 0)
     j["contact_solver"]["preconditioner_krylov_iterations"] =
         total_contact_preconditioner_iterations_;
+  if (total_contact_preconditioner_iterations_ > 0)
+    j["contact_solver"]["preconditioner_fallbacks"] = total_contact_preconditioner_fallbacks_;
   j["steps_converged"] = n_steps_;
   j["last_position"] = last_position_;
   j["increments_in_program"] = c.program.n_increments();

@@ -818,6 +818,8 @@ void Analysis::solve_contact_problem(Increment& inc) {
   result.contact_linear_iterations = work_after.iterations - work_before.iterations;
   result.contact_preconditioner_krylov_iterations =
       work_after.preconditioner_krylov_iterations - work_before.preconditioner_krylov_iterations;
+  result.contact_preconditioner_fallbacks =
+      work_after.preconditioner_fallbacks - work_before.preconditioner_fallbacks;
   result.seconds_contact = seconds_since(start);
   if (!report.converged) throw_contact_not_converged(report, inc);
   // The reactions applied and reported: exactly in the cone, exactly zero at

@@ -44,6 +44,8 @@ struct StepResult {
   /// Sparse path, second preconditioner under an iterative backend: the
   /// Krylov iterations of its solves in this step.
   long contact_preconditioner_krylov_iterations = 0;
+  /// ... and the steps solved again with it solved (Work::preconditioner_fallbacks).
+  long contact_preconditioner_fallbacks = 0;
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
   double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (physics.md 3.1), on the recovered u
   double scaled_penetration = 0.0;

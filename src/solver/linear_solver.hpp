@@ -65,6 +65,13 @@ class LinearSolver {
     static_cast<void>(relative_tolerance);
     solve_in_place(x);
   }
+  /// One application of a cheap approximation of A^-1 to x, in place: for
+  /// an iterative backend its own preconditioner once (PETSc: one V-cycle
+  /// of GAMG or BoomerAMG, no Krylov iteration; a fixed linear operator),
+  /// counted as one Krylov iteration; a direct backend solves (this
+  /// default). For a preconditioner that a Krylov method around it corrects
+  /// (the sparse contact path's P).
+  virtual void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const { solve_in_place(x); }
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
   /// The bytes that factorize_lower(lower, false) would give its factor, by

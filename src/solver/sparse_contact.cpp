@@ -269,10 +269,12 @@ class Gmres {
   /// A restart cycle that does not halve the residual has met the round-off
   /// floor of its evaluation (b - A x of a tiny rho's rows shares the
   /// cancellation of the rows of K): the solve stops there, and succeeds
-  /// if the residual is below acceptable_stagnation.
+  /// if the residual is below acceptable_stagnation, unless `strict` (for a
+  /// weak preconditioner, whose cycles may fail to halve it long before).
   template <class Apply, class Precondition>
   int solve(const Apply& apply, const Precondition& precondition, const Eigen::VectorXd& b,
-            double tolerance, Eigen::VectorXd& x) {
+            double tolerance, bool strict, Eigen::VectorXd& x) {
+    const double accepted_stagnation = strict ? 0.0 : acceptable_stagnation;
     const Eigen::Index n = b.size();
     basis_.resize(n, restart_ + 1);
     preconditioned_.resize(n, restart_);
@@ -282,14 +284,15 @@ class Gmres {
     sn_.resize(restart_);
     const double target = tolerance * b.norm();
     x.setZero(n);
+    int& total = spent_;  // also after a failure, for the counts
+    total = 0;
     if (b.norm() == 0.0) return 0;
-    int total = 0;
     residual_ = b;
     double previous = std::numeric_limits<double>::infinity();
     while (total < max_iterations) {
       const double beta = residual_.norm();
       if (beta <= target) return total;
-      if (beta > 0.5 * previous) return beta <= acceptable_stagnation * b.norm() ? total : -1;
+      if (beta > 0.5 * previous) return beta <= accepted_stagnation * b.norm() ? total : -1;
       previous = beta;
       basis_.col(0) = residual_ / beta;
       g_.setZero();
@@ -303,9 +306,11 @@ class Gmres {
       if (!residual_.allFinite()) return -1;
     }
     const double beta = residual_.norm();
-    const bool stagnated = beta > 0.5 * previous && beta <= acceptable_stagnation * b.norm();
+    const bool stagnated = beta > 0.5 * previous && beta <= accepted_stagnation * b.norm();
     return beta <= target || stagnated ? total : -1;
   }
+  /// The iterations of the last solve, also when it failed.
+  [[nodiscard]] int spent() const { return spent_; }
 
  private:
   /// One Arnoldi cycle from basis_.col(0); returns its iterations.
@@ -343,6 +348,7 @@ class Gmres {
   }
 
   int restart_;
+  int spent_ = 0;
   Eigen::MatrixXd basis_, preconditioned_, h_;
   Eigen::VectorXd g_, cs_, sn_, y_, work_, next_, product_, residual_;
 };
@@ -416,7 +422,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
              Eigen::VectorXd& dv) override;
   [[nodiscard]] Work work() const override {
-    return {steps_, factorizations_, iterations_, p_factor_->krylov_iterations()};
+    return {steps_, factorizations_, iterations_, p_factor_->krylov_iterations(), fallbacks_};
   }
 
  private:
@@ -434,11 +440,18 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   //   with 1e-6, at increment 6 with 1e-2); 0.5 works but takes 7707 GMRES
   //   and 39,179 CG iterations. GMRES corrects the difference.
   static constexpr double smallest_x_iterative = 1e-1;
-  // - P's solves stop at this relative residual (a flexible GMRES: Gmres
-  //   keeps the preconditioned vectors, so a preconditioner that changes
-  //   from one application to the next is allowed). 1e-1: 71 set-ups, 6033
-  //   GMRES, 12,007 CG; 1e-3: 4318 GMRES, 28,430 CG; 1e-12: 4113 GMRES,
-  //   155,500 CG.
+  // - P is first applied as one V-cycle (apply_approximate_inverse), the
+  //   step's GMRES held to its tolerance without accepting a stagnation;
+  //   where that fails, P is solved to this relative residual for the
+  //   rest of the set-up (a flexible GMRES: Gmres keeps the preconditioned
+  //   vectors, so a preconditioner that changes from one application to
+  //   the next is allowed). Solving P alone: 1e-1: 71 set-ups, 6033 GMRES,
+  //   12,007 CG; 1e-3: 4318 GMRES, 28,430 CG; 1e-12: 4113 GMRES, 155,500
+  //   CG. One V-cycle alone: at N = 24 (docs/performance.md, "One V-cycle
+  //   per application of P") 1.85 times fewer V-cycles than 1e-2 for the
+  //   same Newton steps, but at mu = 1e6 and in case C the weak
+  //   preconditioner made GMRES stagnate (increment 1 failed; case C 608
+  //   Newton steps against 501).
   static constexpr double iterative_preconditioner_tolerance = 1e-2;
   // - The step is solved to at least this tolerance: with a direct P, GMRES
   //   overshoots the Newton iteration's loose forcing term by itself; with
@@ -459,11 +472,14 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   void stiffness_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void preconditioner(Eigen::Ref<const Eigen::VectorXd> b, Eigen::VectorXd& z) const;
+  /// GMRES on the step, P applied once (while that has not failed since
+  /// P's set-up), else solved: its iterations, or -1.
+  int solve_step_system(double rows_tolerance);
   /// Sets the node rows; returns their largest distortion (scaled_node_rows).
   double set_node_rows(const NewtonStepEquations& equations);
   void factorize(const std::vector<double>& rho);
   [[nodiscard]] bool needs_factorization() const;
-  int gmres(const Eigen::VectorXd& b, double tolerance, Eigen::VectorXd& x);
+  int gmres(const Eigen::VectorXd& b, double tolerance, bool strict, Eigen::VectorXd& x);
 
   std::shared_ptr<const SparseDelassusOperator> op_;
   int n_free_ = 0, n_held_ = 0;
@@ -477,8 +493,11 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::vector<Eigen::Matrix3d> x_, y_;      // the current step's node rows
   int last_iterations_ = 0, fresh_iterations_ = 0;
   bool fresh_ = false;  // no step solved since the factorization
+  // P applied as one V-cycle (iterative P, no failure since its set-up).
+  bool one_cycle_ = false;
+  bool recount_ = false;  // the next count is the first with P solved
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
-  long factorizations_ = 0, iterations_ = 0, steps_ = 0;
+  long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   Gmres gmres_{40};  // vectors of the whole mesh: a short restart
   Eigen::VectorXd rhs_, solution_, work2_;
   mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
@@ -557,7 +576,10 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
     set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
   z.resize(size());
   z.head(n_free_) = scaled.head(n_free_);
-  p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
+  if (one_cycle_)
+    p_factor_->apply_approximate_inverse(z.head(n_free_));
+  else
+    p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
   for (std::size_t j = 0; j < held_slot_.size(); ++j)
     if (held_slot_[j] >= 0) z(held_slot_[j]) = scaled(held_slot_[j]) / held_diagonal_[j];
 }
@@ -620,16 +642,32 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   factorized_ = true;
   fresh_ = true;
+  one_cycle_ = p_factor_->is_iterative();
   ++factorizations_;
 }
 
-int SparseNewtonStepSolver::gmres(const Eigen::VectorXd& b, double tolerance, Eigen::VectorXd& x) {
+int SparseNewtonStepSolver::gmres(const Eigen::VectorXd& b, double tolerance, bool strict,
+                                  Eigen::VectorXd& x) {
   return gmres_.solve(
       [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { step_matrix_times(in, out); },
       [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
         preconditioner(in, out);
       },
-      b, tolerance, x);
+      b, tolerance, strict, x);
+}
+
+int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
+  if (one_cycle_) {
+    const int used = gmres(rhs_, rows_tolerance, true, solution_);
+    if (used >= 0) return used;
+    // Spent, but not this step's count: the refresh rule compares steps
+    // with P solved from here on (recount_).
+    iterations_ += gmres_.spent();
+    ++fallbacks_;
+    one_cycle_ = false;
+    recount_ = true;
+  }
+  return gmres(rhs_, rows_tolerance, false, solution_);
 }
 
 bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double tolerance,
@@ -641,12 +679,12 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
   const double rows_tolerance = scaled_rows_tolerance(step_tolerance, set_node_rows(equations));
   if (needs_factorization()) factorize(equations.rho);
   const auto start = std::chrono::steady_clock::now();
-  int used = gmres(rhs_, rows_tolerance, solution_);
+  int used = solve_step_system(rows_tolerance);
   if (used < 0 && !fresh_) {
     // A factorization from earlier steps may be too far off: once more with
     // a fresh one.
     factorize(equations.rho);
-    used = gmres(rhs_, rows_tolerance, solution_);
+    used = solve_step_system(rows_tolerance);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -658,7 +696,8 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
                                  : per_iteration;
   }
   last_iterations_ = used < 0 ? Gmres::max_iterations : used;
-  if (fresh_) fresh_iterations_ = last_iterations_;
+  if (fresh_ || recount_) fresh_iterations_ = last_iterations_;
+  recount_ = false;
   fresh_ = false;
   if (used < 0) return false;
   stiffness_times(solution_, work2_);
@@ -776,14 +815,14 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
                      [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
                        precondition(in, out);
                      },
-                     rhs_, gmres_tolerance, dr);
+                     rhs_, gmres_tolerance, false, dr);
     iterations_ += std::max(used, 0);
     if (used < 0) return false;
     dv.setZero(3 * m);
     op_->add_inexact_product(dr, dv, product_tolerance_);
     return true;
   }
-  [[nodiscard]] Work work() const override { return {steps_, 0, iterations_, 0}; }
+  [[nodiscard]] Work work() const override { return {steps_, 0, iterations_, 0, 0}; }
 
  private:
   /// out = X in + Y W in, node by node.

@@ -182,6 +182,7 @@ class PetscLinearSolver final : public LinearSolver {
                                    double relative_tolerance) const override {
     solve_vector(x, relative_tolerance);
   }
+  void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const override;
 
   [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
   [[nodiscard]] double factorization_flops() const override { return factorization_flops_; }
@@ -237,6 +238,10 @@ class PetscLinearSolver final : public LinearSolver {
     PetscInt max_iterations_ = 0;
   };
   void solve_block(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
+  /// b (every row, the caller's order) into rhs_'s owned rows.
+  void scatter_in(const double* b) const;
+  /// solution_ gathered into x (every row, the caller's order); counts a solve.
+  void gather_out(double* x) const;
   void check_converged() const;
   void destroy();
 
@@ -458,15 +463,41 @@ void PetscLinearSolver::solve_vector(Eigen::Ref<Eigen::VectorXd> x,
   solve_one(x.data(), x.data());
 }
 
+// The preconditioner of the Krylov method, applied once (PCApply: the PC
+// set up by factorize). MUMPS's PC is its factor: a solve.
+void PetscLinearSolver::apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const {
+  const std::lock_guard<std::mutex> lock(petsc_mutex);
+  if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
+  if (settings_.method == PetscMethod::direct) {
+    solve_one(x.data(), x.data());
+    return;
+  }
+  PC pc = nullptr;
+  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
+  scatter_in(x.data());
+  check(PCApply(pc, rhs_, solution_), "PCApply");
+  ++krylov_iterations_;
+  gather_out(x.data());
+}
+
 // b and x may be the same array: b is read into the distributed vector
 // before x is written.
 void PetscLinearSolver::solve_one(const double* b, double* x) const {
+  scatter_in(b);
+  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
+  check_converged();
+  gather_out(x);
+}
+
+void PetscLinearSolver::scatter_in(const double* b) const {
   PetscScalar* owned = nullptr;
   check(VecGetArray(rhs_, &owned), "VecGetArray");
   for (PetscInt r = 0; r < rows_.end - rows_.first; ++r) owned[r] = b[rows_.caller_rows[r]];
   check(VecRestoreArray(rhs_, &owned), "VecRestoreArray");
-  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
-  check_converged();
+}
+
+// solution_ to every rank, in the caller's order.
+void PetscLinearSolver::gather_out(double* x) const {
   check(VecScatterBegin(to_all_, solution_, gathered_, INSERT_VALUES, SCATTER_FORWARD),
         "VecScatterBegin");
   check(VecScatterEnd(to_all_, solution_, gathered_, INSERT_VALUES, SCATTER_FORWARD),
