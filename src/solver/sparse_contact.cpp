@@ -433,7 +433,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // With an iterative backend for P (PETSc's CG with GAMG). Measured on the
   // seed punch, case A (docs/performance.md, "The second preconditioner
   // under PETSc"), as Newton steps / P's set-ups / GMRES iterations / P's
-  // CG iterations; the kept values give 301 / 41 / 4618 / 19,372:
+  // CG iterations; the values kept then gave 301 / 41 / 4618 / 19,372 with
+  // P solved at every application (317 / 52 / 10,873 / 10,873 V-cycles
+  // since P is first applied once, below):
   // - The floor of X's eigenvalues is 1e-1, not 1e-6: springs of up to ten
   //   times (not a million times) the node's own stiffness. With stiffer
   //   ones GAMG's CG on P failed (DIVERGED_INDEFINITE_PC: at increment 1
@@ -448,8 +450,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   //   the next is allowed). Solving P alone: 1e-1: 71 set-ups, 6033 GMRES,
   //   12,007 CG; 1e-3: 4318 GMRES, 28,430 CG; 1e-12: 4113 GMRES, 155,500
   //   CG. One V-cycle alone: at N = 24 (docs/performance.md, "One V-cycle
-  //   per application of P") 1.85 times fewer V-cycles than 1e-2 for the
-  //   same Newton steps, but at mu = 1e6 and in case C the weak
+  //   per application of P") 1.85 times fewer V-cycles than 1e-2 for one
+  //   Newton step more (23 against 22), but at mu = 1e6 and in case C the weak
   //   preconditioner made GMRES stagnate (increment 1 failed; case C 608
   //   Newton steps against 501).
   static constexpr double iterative_preconditioner_tolerance = 1e-2;
