@@ -445,7 +445,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // - P is first applied as one V-cycle (apply_approximate_inverse), the
   //   step's GMRES held to its tolerance without accepting a stagnation;
   //   where that fails, P is solved to this relative residual for the
-  //   rest of the set-up (a flexible GMRES: Gmres keeps the preconditioned
+  //   rest of the run (a flexible GMRES: Gmres keeps the preconditioned
   //   vectors, so a preconditioner that changes from one application to
   //   the next is allowed). Solving P alone: 1e-1: 71 set-ups, 6033 GMRES,
   //   12,007 CG; 1e-3: 4318 GMRES, 28,430 CG; 1e-12: 4113 GMRES, 155,500
@@ -497,7 +497,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool fresh_ = false;  // no step solved since the factorization
   // P applied as one V-cycle (iterative P, no failure since its set-up).
   bool one_cycle_ = false;
-  bool recount_ = false;  // the next count is the first with P solved
+  bool one_cycle_failed_ = false;  // a fallback has happened: P solved from then on
+  bool recount_ = false;           // the next count is the first with P solved
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   Gmres gmres_{40};  // vectors of the whole mesh: a short restart
@@ -644,7 +645,7 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   factorized_ = true;
   fresh_ = true;
-  one_cycle_ = p_factor_->is_iterative();
+  one_cycle_ = p_factor_->is_iterative() && !one_cycle_failed_;
   ++factorizations_;
 }
 
@@ -667,6 +668,10 @@ int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
     iterations_ += gmres_.spent();
     ++fallbacks_;
     one_cycle_ = false;
+    // For the rest of the run: where one V-cycle failed once it tends to
+    // fail again (case C at N = 24: each set-up's first step), and a failed
+    // attempt costs more than it saves.
+    one_cycle_failed_ = true;
     recount_ = true;
   }
   return gmres(rhs_, rows_tolerance, false, solution_);
