@@ -477,6 +477,10 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   /// GMRES on the step, P applied once (while that has not failed since
   /// P's set-up), else solved: its iterations, or -1.
   int solve_step_system(double rows_tolerance);
+  /// P applied as one V-cycle: an iterative P, and no fallback yet.
+  [[nodiscard]] bool applies_one_cycle() const {
+    return p_factor_->is_iterative() && !one_cycle_failed_;
+  }
   /// Sets the node rows; returns their largest distortion (scaled_node_rows).
   double set_node_rows(const NewtonStepEquations& equations);
   void factorize(const std::vector<double>& rho);
@@ -494,9 +498,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::vector<double> held_diagonal_;       // P at the held slots
   std::vector<Eigen::Matrix3d> x_, y_;      // the current step's node rows
   int last_iterations_ = 0, fresh_iterations_ = 0;
-  bool fresh_ = false;  // no step solved since the factorization
-  // P applied as one V-cycle (iterative P, no failure since its set-up).
-  bool one_cycle_ = false;
+  bool fresh_ = false;             // no step solved since the factorization
   bool one_cycle_failed_ = false;  // a fallback has happened: P solved from then on
   bool recount_ = false;           // the next count is the first with P solved
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
@@ -579,7 +581,7 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
     set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
   z.resize(size());
   z.head(n_free_) = scaled.head(n_free_);
-  if (one_cycle_)
+  if (applies_one_cycle())
     p_factor_->apply_approximate_inverse(z.head(n_free_));
   else
     p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
@@ -645,7 +647,6 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   factorized_ = true;
   fresh_ = true;
-  one_cycle_ = p_factor_->is_iterative() && !one_cycle_failed_;
   ++factorizations_;
 }
 
@@ -660,14 +661,13 @@ int SparseNewtonStepSolver::gmres(const Eigen::VectorXd& b, double tolerance, bo
 }
 
 int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
-  if (one_cycle_) {
+  if (applies_one_cycle()) {
     const int used = gmres(rhs_, rows_tolerance, true, solution_);
     if (used >= 0) return used;
     // Spent, but not this step's count: the refresh rule compares steps
     // with P solved from here on (recount_).
     iterations_ += gmres_.spent();
     ++fallbacks_;
-    one_cycle_ = false;
     // For the rest of the run: where one V-cycle failed once it tends to
     // fail again (case C at N = 24: each set-up's first step), and a failed
     // attempt costs more than it saves.
