@@ -467,6 +467,11 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   //   67 set-ups, 4075 GMRES; 12: 32 and 5149. A set-up is the costly part
   //   on large meshes (a GAMG hierarchy), hence not fewer iterations.
   static constexpr int iterative_refresh_excess = 8;
+  // make_motion_consistent: no correction where the rows off the contact
+  // nodes are already this small against K du (an exact product's
+  // accuracy); else the correction's solve to this relative residual.
+  static constexpr double consistent_force_share = 1e-12;
+  static constexpr double correction_tolerance = 1e-4;
 
   [[nodiscard]] int size() const { return n_free_ + n_held_; }
   [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> x, int i) const;
@@ -486,6 +491,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   void factorize(const std::vector<double>& rho);
   [[nodiscard]] bool needs_factorization() const;
   int gmres(const Eigen::VectorXd& b, double tolerance, bool strict, Eigen::VectorXd& x);
+  /// dv corrected to W dr (dr, dv from the step's du; see the definition).
+  void make_motion_consistent(Eigen::VectorXd& dv);
 
   std::shared_ptr<const SparseDelassusOperator> op_;
   int n_free_ = 0, n_held_ = 0;
@@ -504,7 +511,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   Gmres gmres_{40};  // vectors of the whole mesh: a short restart
-  Eigen::VectorXd rhs_, solution_, work2_;
+  Eigen::VectorXd rhs_, solution_, work2_, correction_;
   mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
 };
 
@@ -714,7 +721,38 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     dv.segment<3>(3 * i) = local_part(solution_, i);
     dr.segment<3>(3 * i) = local_part(work2_, i);
   }
+  make_motion_consistent(dv);
   return true;
+}
+
+void SparseNewtonStepSolver::make_motion_consistent(Eigen::VectorXd& dv) {
+  // work2_ = K du. Its rows at the contact nodes are dr; its other rows,
+  // e, are zero for an exact step, and du = K^-1 (E dr + e), so that dv =
+  // W dr + E^T K^-1 e. GMRES leaves e at up to its tolerance times the
+  // right-hand side, and K^-1 magnifies it by up to K's condition number:
+  // the Newton iteration, which moves v along dv, then drifts from q + W r,
+  // and converges to the wrong point until q + W r is recomputed (the
+  // N = 12 cylinder, case C, under PETSc: a drift of 5.9e-8 mm by the first
+  // step, a residual of 1.9e-6 after the recomputation, two more steps;
+  // the seed punch A: 317 Newton steps without the correction, 279 with
+  // it; docs/performance.md, "The Newton step's motion"). The correction
+  // -E^T K^-1 e makes dv = W dr to about the accuracy of an exact product:
+  // e is already small, and a solve to 1e-4 of it leaves 1e-4 of GMRES's
+  // residual (1e-2: 284 steps on the seed punch A; 1e-1: 291).
+  const ContactDofs& dofs = op_->dofs();
+  correction_ = work2_.head(n_free_);
+  for (const int dof : dofs.free_dofs)
+    if (dof >= 0) correction_(dof) = 0.0;
+  const double e_norm = correction_.norm();
+  const double force_norm = work2_.head(n_free_).norm();
+  if (e_norm <= consistent_force_share * force_norm) return;
+  op_->stiffness_solver().solve_in_place_to_tolerance(correction_, correction_tolerance);
+  for (int i = 0; i < dofs.n_nodes(); ++i) {
+    Eigen::Vector3d global = Eigen::Vector3d::Zero();
+    for (int c = 0; c < 3; ++c)
+      if (const int dof = dofs.free_dofs[3 * i + c]; dof >= 0) global(c) = correction_(dof);
+    dv.segment<3>(3 * i) -= dofs.frames[i] * global;
+  }
 }
 
 /// Patches of contact nodes for the coarse space of OwnFactorNewtonStep:
@@ -825,8 +863,11 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
                      rhs_, gmres_tolerance, false, dr);
     iterations_ += std::max(used, 0);
     if (used < 0) return false;
+    // dv exactly W dr (a whole product, not one of GMRES's inexact ones):
+    // the Newton iteration moves v along dv and must stay on q + W r
+    // (SparseNewtonStepSolver::make_motion_consistent).
     dv.setZero(3 * m);
-    op_->add_inexact_product(dr, dv, product_tolerance_);
+    op_->add_product(dr, dv);
     return true;
   }
   [[nodiscard]] Work work() const override { return {steps_, 0, iterations_, 0, 0}; }
