@@ -258,12 +258,14 @@ namespace {
 /// allocates nothing. apply(x, y): y = A x; precondition(b, z): z ~ A^-1 b.
 class Gmres {
  public:
+  /// The default limit on a solve's iterations.
   static constexpr int max_iterations = 240;
   /// The relative residual accepted when the residual stagnates above the
   /// tolerance: the Newton step is then still a descent direction (the
   /// line search judges).
   static constexpr double acceptable_stagnation = 1e-2;
-  explicit Gmres(int restart) : restart_(restart) {}
+  explicit Gmres(int restart, int iteration_limit = max_iterations)
+      : restart_(restart), limit_(iteration_limit) {}
 
   /// The iterations, or -1 if the relative residual `tolerance` was not met.
   /// A restart cycle that does not halve the residual has met the round-off
@@ -289,7 +291,7 @@ class Gmres {
     if (b.norm() == 0.0) return 0;
     residual_ = b;
     double previous = std::numeric_limits<double>::infinity();
-    while (total < max_iterations) {
+    while (total < limit_) {
       const double beta = residual_.norm();
       if (beta <= target) return total;
       if (beta > 0.5 * previous) return beta <= accepted_stagnation * b.norm() ? total : -1;
@@ -317,7 +319,7 @@ class Gmres {
   template <class Apply, class Precondition>
   int cycle(const Apply& apply, const Precondition& precondition, double target, int& total) {
     int j = 0;
-    for (; j < restart_ && total < max_iterations; ++j, ++total) {
+    for (; j < restart_ && total < limit_; ++j, ++total) {
       precondition(basis_.col(j), work_);
       preconditioned_.col(j) = work_;
       apply(work_, next_);
@@ -347,7 +349,7 @@ class Gmres {
     return j;
   }
 
-  int restart_;
+  int restart_, limit_;
   int spent_ = 0;
   Eigen::MatrixXd basis_, preconditioned_, h_;
   Eigen::VectorXd g_, cs_, sn_, y_, work_, next_, product_, residual_;
@@ -472,6 +474,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // accuracy); else the correction's solve to this relative residual.
   static constexpr double consistent_force_share = 1e-12;
   static constexpr double correction_tolerance = 1e-4;
+  // The restart of the GMRES that a step falls back to when the short one
+  // (40) fails on a fresh P.
+  static constexpr int long_restart = 160;
 
   [[nodiscard]] int size() const { return n_free_ + n_held_; }
   [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> x, int i) const;
@@ -482,6 +487,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   /// GMRES on the step, P applied once (while that has not failed since
   /// P's set-up), else solved: its iterations, or -1.
   int solve_step_system(double rows_tolerance);
+  /// The same with gmres_long_ and P solved.
+  int solve_with_long_restart(double rows_tolerance);
   /// P applied as one V-cycle: an iterative P, and no fallback yet.
   [[nodiscard]] bool applies_one_cycle() const {
     return p_factor_->is_iterative() && !one_cycle_failed_;
@@ -505,12 +512,16 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::vector<double> held_diagonal_;       // P at the held slots
   std::vector<Eigen::Matrix3d> x_, y_;      // the current step's node rows
   int last_iterations_ = 0, fresh_iterations_ = 0;
-  bool fresh_ = false;             // no step solved since the factorization
-  bool one_cycle_failed_ = false;  // a fallback has happened: P solved from then on
-  bool recount_ = false;           // the next count is the first with P solved
+  bool fresh_ = false;                // no step solved since the factorization
+  bool one_cycle_failed_ = false;     // a fallback has happened: P solved from then on
+  bool long_restart_needed_ = false;  // the short restart failed: gmres_long_ from then on
+  bool recount_ = false;              // the next count is the first with P solved
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   Gmres gmres_{40};  // vectors of the whole mesh: a short restart
+  // For the steps that the short restart does not solve: 2 x 161 vectors
+  // of the whole mesh (2.1 GB at N = 48, 840k unknowns) while in use.
+  Gmres gmres_long_{long_restart, 3 * long_restart};
   Eigen::VectorXd rhs_, solution_, work2_, correction_;
   mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
 };
@@ -684,6 +695,20 @@ int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
   return gmres(rhs_, rows_tolerance, false, solution_);
 }
 
+int SparseNewtonStepSolver::solve_with_long_restart(double rows_tolerance) {
+  if (applies_one_cycle()) {
+    // The long restart is for P solved: one V-cycle would only lengthen it.
+    one_cycle_failed_ = true;
+    recount_ = true;
+  }
+  return gmres_long_.solve(
+      [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { step_matrix_times(in, out); },
+      [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
+        preconditioner(in, out);
+      },
+      rhs_, rows_tolerance, false, solution_);
+}
+
 bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double tolerance,
                                    Eigen::VectorXd& dr, Eigen::VectorXd& dv) {
   const int m = op_->dofs().n_nodes();
@@ -693,12 +718,29 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
   const double rows_tolerance = scaled_rows_tolerance(step_tolerance, set_node_rows(equations));
   if (needs_factorization()) factorize(equations.rho);
   const auto start = std::chrono::steady_clock::now();
-  int used = solve_step_system(rows_tolerance);
+  int used = long_restart_needed_ ? solve_with_long_restart(rows_tolerance)
+                                  : solve_step_system(rows_tolerance);
   if (used < 0 && !fresh_) {
     // A factorization from earlier steps may be too far off: once more with
     // a fresh one.
     factorize(equations.rho);
-    used = solve_step_system(rows_tolerance);
+    used = long_restart_needed_ ? solve_with_long_restart(rows_tolerance)
+                                : solve_step_system(rows_tolerance);
+  }
+  if (used < 0 && !long_restart_needed_) {
+    // Restarted GMRES can stagnate where a long Krylov space converges: at
+    // a non-associated law's slip nodes X is far from symmetric, and P
+    // (symmetric by construction) far from the step's matrix there (the
+    // N = 16 cylinder, case C, first unloading: a relative residual stuck
+    // at 0.2-0.36 after two cycles of 40 on a fresh P; every stage of the
+    // continuation at the law itself failed and the increment was cut;
+    // docs/performance.md, "The Newton step's motion"). As with the
+    // V-cycle's fallback, for the rest of the run: where it was needed
+    // once, the short restart's failures cost more than they save.
+    iterations_ += gmres_.spent();
+    long_restart_needed_ = true;
+    recount_ = true;  // the refresh rule compares long-restart steps from here on
+    used = solve_with_long_restart(rows_tolerance);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

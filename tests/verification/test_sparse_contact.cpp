@@ -511,5 +511,50 @@ TEST(SparseContactPath, GivesTheDenseResultsWithPetscCgGamgAndItsSecondPrecondit
   expect_same_runs(held, quarter, second, true);
 }
 
+// A step that restarted GMRES(40) does not solve on a fresh P: every node
+// sliding with rows far from symmetric (as a non-associated law's slip
+// nodes make them; P is symmetric by construction). The step solver falls
+// back to the long restart (its iterations: 80 of the short restart, which
+// stagnated, then the long one's) and solves it: the step's own residual,
+// and dv = W dr. Without the fallback this step failed (the continuation
+// of case C then never reached the law itself; docs/performance.md, "The
+// Newton step's motion").
+TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
+  Case c = cylinder_case({0.3, 0.15, 0.1, 0.2}, ContactSolverChoice::sparse);
+  c.solver.sparse_preconditioner = SparsePreconditionerChoice::stiffness_factor;
+  const Mesh mesh = generate_cylinder({.core = 8, .ring = 8, .layers = 4});
+  const Analysis analysis(c, mesh);
+  const DelassusOperator& w = *analysis.contact().condensed_operators();
+  std::unique_ptr<SparseNewtonStep> step = w.make_newton_step();
+  ASSERT_NE(step, nullptr);
+  const int m = w.size() / 3;
+  constexpr double coupling = 3.0;
+  std::vector<double> rho(static_cast<std::size_t>(m));
+  std::vector<ContactState> states(static_cast<std::size_t>(m), ContactState::slip);
+  std::vector<Eigen::Matrix3d> b(static_cast<std::size_t>(m)), cc(b);
+  for (int i = 0; i < m; ++i) {
+    rho[i] = 1.0 / w.diagonal_block(i).eigenvalues().real().maxCoeff();
+    b[i] = Eigen::Vector3d(0.0, 1.0, 1.0).asDiagonal();
+    b[i](1, 0) = coupling;
+    b[i](2, 1) = coupling;
+    cc[i] = rho[i] * Eigen::Vector3d(1.0, 0.0, 0.0).asDiagonal();
+    cc[i](2, 0) = -coupling * rho[i];
+    cc[i](1, 2) = coupling * rho[i];
+  }
+  const Eigen::VectorXd f = Eigen::VectorXd::Ones(3 * m);
+  const NewtonStepEquations equations{states, b, cc, f, rho};
+  Eigen::VectorXd dr, dv;
+  ASSERT_TRUE(step->solve(equations, 1e-8, dr, dv));
+  EXPECT_GT(step->work().iterations, 80);  // the short restart's two cycles, then the long one
+  double residual = 0.0;
+  for (int i = 0; i < m; ++i)
+    residual += (b[i] * dr.segment<3>(3 * i) + cc[i] * dv.segment<3>(3 * i) + f.segment<3>(3 * i))
+                    .squaredNorm();
+  EXPECT_LE(std::sqrt(residual), 1e-6 * f.norm());
+  Eigen::VectorXd w_dr = Eigen::VectorXd::Zero(3 * m);
+  w.add_product(dr, w_dr);
+  EXPECT_LE((dv - w_dr).norm(), 1e-11 * dv.norm());
+}
+
 }  // namespace
 }  // namespace bipo
