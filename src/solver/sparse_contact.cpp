@@ -485,7 +485,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   void step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void preconditioner(Eigen::Ref<const Eigen::VectorXd> b, Eigen::VectorXd& z) const;
   /// GMRES on the step, P applied once (while that has not failed since
-  /// P's set-up), else solved: its iterations, or -1.
+  /// P's set-up), else solved; the long restart once it was needed: its
+  /// iterations, or -1.
   int solve_step_system(double rows_tolerance);
   /// The same with gmres_long_ and P solved.
   int solve_with_long_restart(double rows_tolerance);
@@ -497,7 +498,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   double set_node_rows(const NewtonStepEquations& equations);
   void factorize(const std::vector<double>& rho);
   [[nodiscard]] bool needs_factorization() const;
-  int gmres(const Eigen::VectorXd& b, double tolerance, bool strict, Eigen::VectorXd& x);
+  int gmres(Gmres& solver, const Eigen::VectorXd& b, double tolerance, bool strict,
+            Eigen::VectorXd& x);
   /// dv corrected to W dr (dr, dv from the step's du; see the definition).
   void make_motion_consistent(Eigen::VectorXd& dv);
 
@@ -668,9 +670,9 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   ++factorizations_;
 }
 
-int SparseNewtonStepSolver::gmres(const Eigen::VectorXd& b, double tolerance, bool strict,
-                                  Eigen::VectorXd& x) {
-  return gmres_.solve(
+int SparseNewtonStepSolver::gmres(Gmres& solver, const Eigen::VectorXd& b, double tolerance,
+                                  bool strict, Eigen::VectorXd& x) {
+  return solver.solve(
       [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { step_matrix_times(in, out); },
       [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
         preconditioner(in, out);
@@ -679,8 +681,9 @@ int SparseNewtonStepSolver::gmres(const Eigen::VectorXd& b, double tolerance, bo
 }
 
 int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
+  if (long_restart_needed_) return solve_with_long_restart(rows_tolerance);
   if (applies_one_cycle()) {
-    const int used = gmres(rhs_, rows_tolerance, true, solution_);
+    const int used = gmres(gmres_, rhs_, rows_tolerance, true, solution_);
     if (used >= 0) return used;
     // Spent, but not this step's count: the refresh rule compares steps
     // with P solved from here on (recount_).
@@ -692,7 +695,7 @@ int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
     one_cycle_failed_ = true;
     recount_ = true;
   }
-  return gmres(rhs_, rows_tolerance, false, solution_);
+  return gmres(gmres_, rhs_, rows_tolerance, false, solution_);
 }
 
 int SparseNewtonStepSolver::solve_with_long_restart(double rows_tolerance) {
@@ -701,12 +704,7 @@ int SparseNewtonStepSolver::solve_with_long_restart(double rows_tolerance) {
     one_cycle_failed_ = true;
     recount_ = true;
   }
-  return gmres_long_.solve(
-      [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { step_matrix_times(in, out); },
-      [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
-        preconditioner(in, out);
-      },
-      rhs_, rows_tolerance, false, solution_);
+  return gmres(gmres_long_, rhs_, rows_tolerance, false, solution_);
 }
 
 bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double tolerance,
@@ -718,14 +716,12 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
   const double rows_tolerance = scaled_rows_tolerance(step_tolerance, set_node_rows(equations));
   if (needs_factorization()) factorize(equations.rho);
   const auto start = std::chrono::steady_clock::now();
-  int used = long_restart_needed_ ? solve_with_long_restart(rows_tolerance)
-                                  : solve_step_system(rows_tolerance);
+  int used = solve_step_system(rows_tolerance);
   if (used < 0 && !fresh_) {
     // A factorization from earlier steps may be too far off: once more with
     // a fresh one.
     factorize(equations.rho);
-    used = long_restart_needed_ ? solve_with_long_restart(rows_tolerance)
-                                : solve_step_system(rows_tolerance);
+    used = solve_step_system(rows_tolerance);
   }
   if (used < 0 && !long_restart_needed_) {
     // Restarted GMRES can stagnate where a long Krylov space converges: at
