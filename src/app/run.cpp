@@ -66,6 +66,9 @@ std::string increment_progress_line(const IncrementProgress& progress, int n_tot
   if (progress.contact_linear_iterations > 0)
     line << "; gmres " << progress.contact_linear_iterations << ", preconditioner set-ups "
          << progress.contact_factorizations;
+  // Long-restart steps are the slow ones (docs/performance.md).
+  if (progress.contact_long_restart_steps > 0)
+    line << ", long-restart steps " << progress.contact_long_restart_steps;
   line << "\n";
   return line.str();
 }

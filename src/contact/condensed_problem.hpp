@@ -81,6 +81,13 @@ class SparseNewtonStep {
     /// Steps solved again with the preconditioner solved, where its single
     /// application (one V-cycle) did not take GMRES to the step's tolerance.
     long preconditioner_fallbacks = 0;
+    /// Steps solved by the GMRES with the long restart, which a step takes
+    /// once the short one failed on a fresh preconditioner (and every step
+    /// after it in the run).
+    long long_restart_steps = 0;
+    /// K_ff solves that made a step's motion dv equal to W dr (where the
+    /// step's GMRES left the rows off the contact nodes above round-off).
+    long motion_corrections = 0;
   };
   [[nodiscard]] virtual Work work() const = 0;
 };

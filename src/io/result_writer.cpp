@@ -272,6 +272,8 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_contact_linear_iterations_ += step.contact_linear_iterations;
   total_contact_preconditioner_iterations_ += step.contact_preconditioner_krylov_iterations;
   total_contact_preconditioner_fallbacks_ += step.contact_preconditioner_fallbacks;
+  total_contact_long_restart_steps_ += step.contact_long_restart_steps;
+  total_contact_motion_corrections_ += step.contact_motion_corrections;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
   if (!snapshot.contact_preconditioner.empty())
     contact_preconditioner_ = snapshot.contact_preconditioner;
@@ -651,7 +653,9 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   j["contact_solver"] = {{"kind", run_.contact_solver},
                          {"reason", run_.contact_solver_reason},
                          {"factorizations", total_contact_factorizations_},
-                         {"gmres_iterations", total_contact_linear_iterations_}};
+                         {"gmres_iterations", total_contact_linear_iterations_},
+                         {"long_restart_steps", total_contact_long_restart_steps_},
+                         {"motion_corrections", total_contact_motion_corrections_}};
   if (!contact_preconditioner_.empty())
     j["contact_solver"]["preconditioner"] = contact_preconditioner_;
   if (total_contact_preconditioner_iterations_ > 0)

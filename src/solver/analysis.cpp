@@ -800,6 +800,8 @@ void Analysis::solve_contact_problem(Increment& inc) {
       const auto work = contact_work();
       progress.contact_linear_iterations = work.iterations - work_before.iterations;
       progress.contact_factorizations = work.factorizations - work_before.factorizations;
+      progress.contact_long_restart_steps =
+          work.long_restart_steps - work_before.long_restart_steps;
       increment_progress_(progress);
     };
   // The callback refers to this frame: it goes with it, also on an error.
@@ -820,6 +822,10 @@ void Analysis::solve_contact_problem(Increment& inc) {
       work_after.preconditioner_krylov_iterations - work_before.preconditioner_krylov_iterations;
   result.contact_preconditioner_fallbacks =
       work_after.preconditioner_fallbacks - work_before.preconditioner_fallbacks;
+  result.contact_long_restart_steps =
+      work_after.long_restart_steps - work_before.long_restart_steps;
+  result.contact_motion_corrections =
+      work_after.motion_corrections - work_before.motion_corrections;
   result.seconds_contact = seconds_since(start);
   if (!report.converged) throw_contact_not_converged(report, inc);
   // The reactions applied and reported: exactly in the cone, exactly zero at

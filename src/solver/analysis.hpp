@@ -46,6 +46,9 @@ struct StepResult {
   long contact_preconditioner_krylov_iterations = 0;
   /// ... and the steps solved again with it solved (Work::preconditioner_fallbacks).
   long contact_preconditioner_fallbacks = 0;
+  /// Sparse path: steps solved by the long-restart GMRES, and K_ff solves
+  /// that made a step's motion W dr (Work::long_restart_steps, ::motion_corrections).
+  long contact_long_restart_steps = 0, contact_motion_corrections = 0;
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
   double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (physics.md 3.1), on the recovered u
   double scaled_penetration = 0.0;
@@ -74,6 +77,8 @@ struct IncrementProgress {
   /// Sparse path: the Newton steps' GMRES iterations and preconditioner
   /// set-ups of this attempt so far (StepResult's counts); 0 on the dense path.
   long contact_linear_iterations = 0, contact_factorizations = 0;
+  /// ... and of those steps, the ones solved by the long-restart GMRES.
+  long contact_long_restart_steps = 0;
 };
 
 /// The contact iterations stop when the scaled certificate, penetration and

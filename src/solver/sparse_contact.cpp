@@ -424,7 +424,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
              Eigen::VectorXd& dv) override;
   [[nodiscard]] Work work() const override {
-    return {steps_, factorizations_, iterations_, p_factor_->krylov_iterations(), fallbacks_};
+    return {steps_,     factorizations_,     iterations_, p_factor_->krylov_iterations(),
+            fallbacks_, long_restart_steps_, corrections_};
   }
 
  private:
@@ -520,6 +521,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool recount_ = false;              // the next count is the first with P solved
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
+  long long_restart_steps_ = 0, corrections_ = 0;
   Gmres gmres_{40};  // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve: 2 x 161 vectors
   // of the whole mesh (2.1 GB at N = 48, 840k unknowns) while in use.
@@ -699,6 +701,7 @@ int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
 }
 
 int SparseNewtonStepSolver::solve_with_long_restart(double rows_tolerance) {
+  ++long_restart_steps_;
   if (applies_one_cycle()) {
     // The long restart is for P solved: one V-cycle would only lengthen it.
     one_cycle_failed_ = true;
@@ -785,6 +788,7 @@ void SparseNewtonStepSolver::make_motion_consistent(Eigen::VectorXd& dv) {
   const double force_norm = work2_.head(n_free_).norm();
   if (e_norm <= consistent_force_share * force_norm) return;
   op_->stiffness_solver().solve_in_place_to_tolerance(correction_, correction_tolerance);
+  ++corrections_;
   for (int i = 0; i < dofs.n_nodes(); ++i) {
     Eigen::Vector3d global = Eigen::Vector3d::Zero();
     for (int c = 0; c < 3; ++c)

@@ -546,6 +546,7 @@ TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
   Eigen::VectorXd dr, dv;
   ASSERT_TRUE(step->solve(equations, 1e-8, dr, dv));
   EXPECT_GT(step->work().iterations, 80);  // the short restart's two cycles, then the long one
+  EXPECT_EQ(step->work().long_restart_steps, 1);  // what summary.json reports
   double residual = 0.0;
   for (int i = 0; i < m; ++i)
     residual += (b[i] * dr.segment<3>(3 * i) + cc[i] * dv.segment<3>(3 * i) + f.segment<3>(3 * i))
