@@ -85,6 +85,10 @@ class SparseNewtonStep {
     /// once the short one failed on a fresh preconditioner (and every step
     /// after it in the run).
     long long_restart_steps = 0;
+    /// Steps that needed the long restart where it did not fit in half of
+    /// the memory available (they failed, and the contact iteration's
+    /// continuation or a cut increment took over).
+    long long_restart_refused_steps = 0;
     /// K_ff solves that made a step's motion dv equal to W dr (where the
     /// step's GMRES left the rows off the contact nodes above round-off).
     long motion_corrections = 0;

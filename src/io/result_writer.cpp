@@ -274,6 +274,7 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_contact_preconditioner_fallbacks_ += step.contact_preconditioner_fallbacks;
   total_contact_long_restart_steps_ += step.contact_long_restart_steps;
   total_contact_motion_corrections_ += step.contact_motion_corrections;
+  total_contact_long_restart_refused_steps_ += step.contact_long_restart_refused_steps;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
   if (!snapshot.contact_preconditioner.empty())
     contact_preconditioner_ = snapshot.contact_preconditioner;
@@ -655,6 +656,7 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
                          {"factorizations", total_contact_factorizations_},
                          {"gmres_iterations", total_contact_linear_iterations_},
                          {"long_restart_steps", total_contact_long_restart_steps_},
+                         {"long_restart_refused_steps", total_contact_long_restart_refused_steps_},
                          {"motion_corrections", total_contact_motion_corrections_}};
   if (!contact_preconditioner_.empty())
     j["contact_solver"]["preconditioner"] = contact_preconditioner_;

@@ -49,6 +49,8 @@ struct StepResult {
   /// Sparse path: steps solved by the long-restart GMRES, and K_ff solves
   /// that made a step's motion W dr (Work::long_restart_steps, ::motion_corrections).
   long contact_long_restart_steps = 0, contact_motion_corrections = 0;
+  /// ... and the steps that needed the long restart where it did not fit in memory.
+  long contact_long_restart_refused_steps = 0;
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
   double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (physics.md 3.1), on the recovered u
   double scaled_penetration = 0.0;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -50,6 +51,17 @@ std::shared_ptr<const SparseDelassusOperator> SparseDelassusOperator::create(
   return op;
 }
 
+double SparseDelassusOperator::available_memory() const {
+  return available_memory_ ? available_memory_() : available_memory_bytes();
+}
+
+int long_restart_that_fits(int wanted, int short_restart, double unknowns, double available_bytes) {
+  const double per_unit = 2.0 * 8.0 * unknowns;
+  const double units = std::floor((0.5 * available_bytes - 8.0 * unknowns) / per_unit);
+  const int restart = units >= wanted ? wanted : static_cast<int>(std::max(units, 0.0));
+  return restart > short_restart ? restart : 0;
+}
+
 bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, double available_bytes) {
   const double second = 1.1 * 8.0 * factor_nonzeros + 12.0 * stiffness_nonzeros;
   return second <= 0.5 * available_bytes;
@@ -58,7 +70,7 @@ bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, doubl
 SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
   std::call_once(preconditioner_decided_, [this] {
     if (preconditioner_ != SparsePreconditionerChoice::automatic) return;
-    const double available = available_memory_ ? available_memory_() : available_memory_bytes();
+    const double available = available_memory();
     // With PETSc's Krylov methods the second "factorization" is a second
     // multigrid set-up, of about K_ff's own size (its matrix and hierarchy:
     // three copies of the full matrix at most, at 12 bytes per nonzero),
@@ -424,8 +436,14 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
              Eigen::VectorXd& dv) override;
   [[nodiscard]] Work work() const override {
-    return {steps_,     factorizations_,     iterations_, p_factor_->krylov_iterations(),
-            fallbacks_, long_restart_steps_, corrections_};
+    return {steps_,
+            factorizations_,
+            iterations_,
+            p_factor_->krylov_iterations(),
+            fallbacks_,
+            long_restart_steps_,
+            long_restart_refused_steps_,
+            corrections_};
   }
 
  private:
@@ -475,8 +493,10 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // accuracy); else the correction's solve to this relative residual.
   static constexpr double consistent_force_share = 1e-12;
   static constexpr double correction_tolerance = 1e-4;
-  // The restart of the GMRES that a step falls back to when the short one
-  // (40) fails on a fresh P.
+  // The restart of the step's GMRES, and of the one that a step falls back
+  // to when the short one fails on a fresh P (less where its vectors would
+  // not fit in half of the memory available then: long_restart_that_fits).
+  static constexpr int short_restart = 40;
   static constexpr int long_restart = 160;
 
   [[nodiscard]] int size() const { return n_free_ + n_held_; }
@@ -491,6 +511,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   int solve_step_system(double rows_tolerance);
   /// The same with gmres_long_ and P solved.
   int solve_with_long_restart(double rows_tolerance);
+  /// Creates gmres_long_ once, with the restart that fits; false (and
+  /// never again asked) when none larger than the short one does.
+  bool start_long_restart();
   /// P applied as one V-cycle: an iterative P, and no fallback yet.
   [[nodiscard]] bool applies_one_cycle() const {
     return p_factor_->is_iterative() && !one_cycle_failed_;
@@ -521,11 +544,13 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool recount_ = false;              // the next count is the first with P solved
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
-  long long_restart_steps_ = 0, corrections_ = 0;
-  Gmres gmres_{40};  // vectors of the whole mesh: a short restart
-  // For the steps that the short restart does not solve: 2 x 161 vectors
-  // of the whole mesh (2.1 GB at N = 48, 840k unknowns) while in use.
-  Gmres gmres_long_{long_restart, 3 * long_restart};
+  long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
+  bool long_restart_refused_ = false;  // it did not fit in memory
+  Gmres gmres_{short_restart};         // vectors of the whole mesh: a short restart
+  // For the steps that the short restart does not solve, created when first
+  // needed: 2 x 161 vectors of the whole mesh (2.1 GB at N = 48, 840k
+  // unknowns) from then on.
+  std::optional<Gmres> gmres_long_;
   Eigen::VectorXd rhs_, solution_, work2_, correction_;
   mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
 };
@@ -707,7 +732,22 @@ int SparseNewtonStepSolver::solve_with_long_restart(double rows_tolerance) {
     one_cycle_failed_ = true;
     recount_ = true;
   }
-  return gmres(gmres_long_, rhs_, rows_tolerance, false, solution_);
+  return gmres(*gmres_long_, rhs_, rows_tolerance, false, solution_);
+}
+
+bool SparseNewtonStepSolver::start_long_restart() {
+  if (gmres_long_) return true;
+  if (long_restart_refused_) return false;
+  // Asked at the same step on every rank (their states are the same): the
+  // memory available may be a collective.
+  const int restart =
+      long_restart_that_fits(long_restart, short_restart, size(), op_->available_memory());
+  if (restart == 0) {
+    long_restart_refused_ = true;
+    return false;
+  }
+  gmres_long_.emplace(restart, 3 * restart);
+  return true;
 }
 
 bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double tolerance,
@@ -737,9 +777,15 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     // V-cycle's fallback, for the rest of the run: where it was needed
     // once, the short restart's failures cost more than they save.
     iterations_ += gmres_.spent();
-    long_restart_needed_ = true;
-    recount_ = true;  // the refresh rule compares long-restart steps from here on
-    used = solve_with_long_restart(rows_tolerance);
+    if (start_long_restart()) {
+      long_restart_needed_ = true;
+      recount_ = true;  // the refresh rule compares long-restart steps from here on
+      used = solve_with_long_restart(rows_tolerance);
+    } else {
+      // The step fails, as it did before the fallback existed: the contact
+      // iteration's continuation or a cut increment takes over.
+      ++long_restart_refused_steps_;
+    }
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

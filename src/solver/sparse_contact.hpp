@@ -100,6 +100,9 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// The preconditioner once chosen, `automatic` before (no decision taken
   /// here: it may be a collective, see SparseOperatorChoices::available_memory).
   [[nodiscard]] SparsePreconditionerChoice preconditioner_chosen() const { return preconditioner_; }
+  /// The memory available now, as SparseOperatorChoices::available_memory
+  /// says (a collective under MPI: every rank must ask at the same point).
+  [[nodiscard]] double available_memory() const;
 
  private:
   SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
@@ -133,5 +136,13 @@ class SparseDelassusOperator final : public DelassusOperator,
 /// entry and 12 per stiffness entry, plus a tenth for CHOLMOD's workspace).
 [[nodiscard]] bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros,
                                       double available_bytes);
+
+/// The restart of the long GMRES that a Newton step falls back to on
+/// `unknowns` (SparseNewtonStepSolver): `wanted`, or less where its vectors
+/// (two of `unknowns` doubles per unit of restart, plus one) would take more
+/// than half of `available_bytes`; 0 where that leaves no more than
+/// `short_restart`, which has already failed.
+[[nodiscard]] int long_restart_that_fits(int wanted, int short_restart, double unknowns,
+                                         double available_bytes);
 
 }  // namespace bipo

@@ -362,7 +362,8 @@ TEST_F(Cli, CasesThatAskForAnotherSolverAreSetUpWithIt) {
   EXPECT_FALSE(summary("dense")["contact_solver"].contains("preconditioner"));
   // The step solver's costs beyond GMRES, on every path (0 on the dense one).
   for (const char* name : {"dense", "sparse", "own"})
-    for (const char* key : {"long_restart_steps", "motion_corrections"})
+    for (const char* key :
+         {"long_restart_steps", "long_restart_refused_steps", "motion_corrections"})
       EXPECT_GE(summary(name)["contact_solver"].value(key, -1), 0) << name << " " << key;
   EXPECT_EQ(summary("dense")["contact_solver"].value("motion_corrections", -1), 0);
   if (!petsc) GTEST_SKIP() << "no parallel plugin: the PETSc cases were not run";

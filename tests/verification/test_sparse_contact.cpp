@@ -14,6 +14,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -511,22 +512,41 @@ TEST(SparseContactPath, GivesTheDenseResultsWithPetscCgGamgAndItsSecondPrecondit
   expect_same_runs(held, quarter, second, true);
 }
 
-// A step that restarted GMRES(40) does not solve on a fresh P: every node
-// sliding with rows far from symmetric (as a non-associated law's slip
-// nodes make them; P is symmetric by construction). The step solver falls
-// back to the long restart (its iterations: 80 of the short restart, which
-// stagnated, then the long one's) and solves it: the step's own residual,
-// and dv = W dr. Without the fallback this step failed (the continuation
-// of case C then never reached the law itself; docs/performance.md, "The
-// Newton step's motion").
-TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
+// The long restart's vectors, two of n doubles per unit of restart and
+// one more, in half of the memory available; 0 where no more than the
+// short restart (40) fits, or where the memory is negative or nothing.
+TEST(SparseNewtonStep, TakesTheLongRestartThatFitsInHalfTheMemory) {
+  for (const double n : {1.0, 3e4, 8.4e5, 2e6}) {
+    const double vector = 8.0 * n;
+    const auto half_for = [&](int restart) { return (2.0 * restart + 1.0) * vector; };
+    EXPECT_EQ(long_restart_that_fits(160, 40, n, 1e30), 160) << n;
+    EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(160)), 160) << n;
+    EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(100)), 100) << n;
+    EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(100) - 1.0), 99) << n;
+    EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(41)), 41) << n;
+    EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(40)), 0) << n;
+    for (const double none : {0.0, -1.0, 1e3})
+      EXPECT_EQ(long_restart_that_fits(160, 40, n, none), 0) << n << " " << none;
+  }
+}
+
+/// A step that GMRES(40) cannot solve on a fresh P (every node sliding
+/// with rows far from symmetric), on the 8x8x4 cylinder, with the memory
+/// that `available_memory` gives: whether it was solved, the step solver's
+/// counts, and (if solved) its relative residual and |dv - W dr| / |dv|.
+bool solve_step_beyond_the_short_restart(const std::function<double()>& available_memory,
+                                         long& long_restart_steps, long& refused_steps,
+                                         double& relative_residual, double& motion_mismatch) {
   Case c = cylinder_case({0.3, 0.15, 0.1, 0.2}, ContactSolverChoice::sparse);
   c.solver.sparse_preconditioner = SparsePreconditionerChoice::stiffness_factor;
   const Mesh mesh = generate_cylinder({.core = 8, .ring = 8, .layers = 4});
-  const Analysis analysis(c, mesh);
+  SetupChoices choices;
+  choices.available_memory = available_memory;
+  const Analysis analysis(c, mesh, nullptr, choices);
   const DelassusOperator& w = *analysis.contact().condensed_operators();
   std::unique_ptr<SparseNewtonStep> step = w.make_newton_step();
-  ASSERT_NE(step, nullptr);
+  EXPECT_NE(step, nullptr);
+  if (!step) return false;
   const int m = w.size() / 3;
   constexpr double coupling = 3.0;
   std::vector<double> rho(static_cast<std::size_t>(m));
@@ -544,17 +564,47 @@ TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
   const Eigen::VectorXd f = Eigen::VectorXd::Ones(3 * m);
   const NewtonStepEquations equations{states, b, cc, f, rho};
   Eigen::VectorXd dr, dv;
-  ASSERT_TRUE(step->solve(equations, 1e-8, dr, dv));
+  const bool solved = step->solve(equations, 1e-8, dr, dv);
+  long_restart_steps = step->work().long_restart_steps;
+  refused_steps = step->work().long_restart_refused_steps;
+  if (!solved) return false;
   EXPECT_GT(step->work().iterations, 80);  // the short restart's two cycles, then the long one
-  EXPECT_EQ(step->work().long_restart_steps, 1);  // what summary.json reports
   double residual = 0.0;
   for (int i = 0; i < m; ++i)
     residual += (b[i] * dr.segment<3>(3 * i) + cc[i] * dv.segment<3>(3 * i) + f.segment<3>(3 * i))
                     .squaredNorm();
-  EXPECT_LE(std::sqrt(residual), 1e-6 * f.norm());
+  relative_residual = std::sqrt(residual) / f.norm();
   Eigen::VectorXd w_dr = Eigen::VectorXd::Zero(3 * m);
   w.add_product(dr, w_dr);
-  EXPECT_LE((dv - w_dr).norm(), 1e-11 * dv.norm());
+  motion_mismatch = (dv - w_dr).norm() / dv.norm();
+  return true;
+}
+
+// A step that restarted GMRES(40) does not solve on a fresh P: every node
+// sliding with rows far from symmetric (as a non-associated law's slip
+// nodes make them; P is symmetric by construction). The step solver falls
+// back to the long restart (its iterations: 80 of the short restart, which
+// stagnated, then the long one's) and solves it: the step's own residual,
+// and dv = W dr. Without the fallback this step failed (the continuation
+// of case C then never reached the law itself; docs/performance.md, "The
+// Newton step's motion"). Where the long restart's vectors do not fit in
+// half of the memory available, the step fails as it did before the
+// fallback existed, instead of running out of memory, and says so.
+TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
+  long long_steps = -1, refused = -1;
+  double residual = 1.0, mismatch = 1.0;
+  ASSERT_TRUE(solve_step_beyond_the_short_restart([] { return 1e15; }, long_steps, refused,
+                                                  residual, mismatch));
+  EXPECT_EQ(long_steps, 1);  // what summary.json reports
+  EXPECT_EQ(refused, 0);
+  EXPECT_LE(residual, 1e-6);
+  EXPECT_LE(mismatch, 1e-11);
+  // 1 MB: the set-up's own choices are forced here; the long restart's
+  // vectors (2 x 161 of about 4000 unknowns: 10 MB) do not fit.
+  EXPECT_FALSE(solve_step_beyond_the_short_restart([] { return 1e6; }, long_steps, refused,
+                                                   residual, mismatch));
+  EXPECT_EQ(long_steps, 0);
+  EXPECT_EQ(refused, 1);
 }
 
 }  // namespace
