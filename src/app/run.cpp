@@ -59,6 +59,8 @@ std::string increment_progress_line(const IncrementProgress& progress, int n_tot
   line << "increment " << std::defaultfloat << progress.position << "/" << n_total << ", "
        << std::fixed << std::setprecision(1) << progress.seconds << " s in: newton "
        << progress.newton_iterations;
+  if (progress.pass_ended != nullptr)
+    line << " (the Newton pass ended: " << progress.pass_ended << ")";
   if (progress.sweeps > 0) line << ", sweeps " << progress.sweeps;
   line << ", residual " << std::scientific << std::setprecision(1) << progress.scaled_residual
        << ", G " << progress.scaled_certificate;

@@ -807,6 +807,14 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   bool v_is_exact = true;
   double first_f_norm = 0.0;
   int cut_steps = 0;
+  // A step that ends the pass is counted but not taken: its own progress
+  // event, so that a long increment's progress lines say why the Newton
+  // pass stopped (the continuation or a cut increment follows).
+  const auto end_pass = [&](const char* why) {
+    if (workspace.on_iteration)
+      workspace.on_iteration({false, report.scaled_residual, report.scaled_certificate, why});
+    return report;
+  };
   for (int iteration = 0;; ++iteration) {
     fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
     const bool converged = has_converged(problem, n.v, r, n.f, law_tolerance, report);
@@ -833,21 +841,23 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     if (dense) {
       if (!dense_step(problem, std::min(step_tolerance, loosest_dense_step_tolerance), n,
                       workspace))
-        return report;
+        return end_pass("the step's linear solve failed");
     } else {
       const NewtonStepEquations equations{n.states, n.b, n.c, n.f, problem.rho};
       if (!workspace.sparse_step ||
           !workspace.sparse_step->solve(equations, step_tolerance, n.dr, n.dv))
-        return report;
+        return end_pass("the step's linear solve failed");
     }
-    if (!n.dr.allFinite() || !n.dv.allFinite()) return report;
+    if (!n.dr.allFinite() || !n.dv.allFinite()) return end_pass("the step was not finite");
     const double step = line_search(problem, r, n);
-    if (step == 0.0 || (iteration == 0 && step < min_first_step)) return report;
+    if (step == 0.0) return end_pass("the line search found no decrease");
+    if (iteration == 0 && step < min_first_step)
+      return end_pass("the line search cut the first step short");
     // Four steps in a row cut by the line search: Newton crawls (seen: 10
     // steps and more for a few percent of |F|), and the cascade
     // (solve_contact) does better from another start.
     cut_steps = step < 1.0 ? cut_steps + 1 : 0;
-    if (cut_steps == 4) return report;
+    if (cut_steps == 4) return end_pass("four steps in a row were cut by the line search");
     r.swap(n.trial_r);
     n.v.swap(n.trial_v);
     v_is_exact = false;

@@ -25,6 +25,11 @@ struct ContactIterationProgress {
   bool sweep = false;  ///< a Gauss-Seidel sweep, else a semi-smooth Newton step
   double scaled_residual = 0.0;
   double scaled_certificate = 0.0;
+  /// A Newton step that ended its pass without being taken (counted in
+  /// ContactSolveReport::newton_iterations all the same), and why; the
+  /// measures are then those of the iterate it started from. nullptr for
+  /// a step taken.
+  const char* pass_ended = nullptr;
 };
 
 /// Scratch storage of the Newton step's dense system, kept between solves by

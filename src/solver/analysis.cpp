@@ -796,6 +796,7 @@ void Analysis::solve_contact_problem(Increment& inc) {
       ++(iteration.sweep ? progress.sweeps : progress.newton_iterations);
       progress.scaled_residual = iteration.scaled_residual;
       progress.scaled_certificate = iteration.scaled_certificate;
+      progress.pass_ended = iteration.pass_ended;
       progress.seconds = seconds_since(start);
       const auto work = contact_work();
       progress.contact_linear_iterations = work.iterations - work_before.iterations;

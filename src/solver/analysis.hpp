@@ -81,6 +81,9 @@ struct IncrementProgress {
   long contact_linear_iterations = 0, contact_factorizations = 0;
   /// ... and of those steps, the ones solved by the long-restart GMRES.
   long contact_long_restart_steps = 0;
+  /// The last Newton step ended its pass without being taken, and why
+  /// (ContactIterationProgress::pass_ended); nullptr otherwise.
+  const char* pass_ended = nullptr;
 };
 
 /// The contact iterations stop when the scaled certificate, penetration and

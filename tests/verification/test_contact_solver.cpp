@@ -454,5 +454,69 @@ TEST(ContactSolver, SlidingFlatSolvedByGmresOnTheKeptFactorizationGivesThePlainA
   }
 }
 
+/// W of a dense operator without its dense matrices, whose Newton steps'
+/// linear solves all fail (as a sparse path's step that runs out of its
+/// Krylov iterations or its memory does).
+class FailingStepOperator final : public DelassusOperator {
+ public:
+  explicit FailingStepOperator(std::shared_ptr<const DelassusOperator> w) : w_(std::move(w)) {}
+  [[nodiscard]] int size() const override { return w_->size(); }
+  void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override {
+    w_->add_product(r, v);
+  }
+  [[nodiscard]] Eigen::Matrix3d diagonal_block(int i) const override {
+    return w_->diagonal_block(i);
+  }
+  [[nodiscard]] std::unique_ptr<SparseNewtonStep> make_newton_step() const override {
+    struct Failing final : SparseNewtonStep {
+      bool solve(const NewtonStepEquations&, double, Eigen::VectorXd&, Eigen::VectorXd&) override {
+        ++steps;
+        return false;
+      }
+      [[nodiscard]] Work work() const override { return {steps, 0, 0}; }
+      long steps = 0;
+    };
+    return std::make_unique<Failing>();
+  }
+
+ private:
+  std::shared_ptr<const DelassusOperator> w_;
+};
+
+// A Newton step that is counted but not taken (here: its linear solve
+// fails) has its own progress event, which says why the pass ended, so
+// that the events count the report's Newton steps and a long increment's
+// progress lines do not fall silent (docs/outputs.md).
+TEST(ContactSolver, ReportsTheNewtonStepThatEndsItsPass) {
+  const Mesh mesh = generate_cylinder({.core = 2, .ring = 2, .layers = 1});
+  const Analysis analysis(punch_case(0.3), mesh);
+  const NodeToPlaneContact& contact = analysis.contact();
+  const int m = contact.n_nodes();
+  CondensedContactProblem problem{
+      std::make_shared<FailingStepOperator>(contact.condensed_operators()),
+      Eigen::VectorXd::Zero(3 * m),
+      std::vector<FrictionLaw>(static_cast<std::size_t>(m), FrictionLaw::isotropic(0.3)),
+      {},
+      0.01};
+  for (int i = 0; i < m; ++i) {
+    problem.rho.push_back(contact.rho(i));
+    problem.q(3 * i) = -0.01;  // pressed: the zero reactions are not the answer
+  }
+  std::vector<ContactIterationProgress> events;
+  ContactWorkspace workspace;
+  workspace.on_iteration = [&events](const ContactIterationProgress& e) { events.push_back(e); };
+  Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * m);
+  const ContactSolveReport report = solve_semismooth_newton(problem, r, 1e-10, 20, workspace);
+  EXPECT_FALSE(report.converged);
+  EXPECT_EQ(report.newton_iterations, 1);
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_FALSE(events[0].sweep);
+  ASSERT_NE(events[0].pass_ended, nullptr);
+  EXPECT_STREQ(events[0].pass_ended, "the step's linear solve failed");
+  EXPECT_EQ(events[0].scaled_residual, report.scaled_residual);
+  EXPECT_GT(events[0].scaled_residual, 0.0);
+  EXPECT_EQ(r, Eigen::VectorXd::Zero(3 * m));  // not taken
+}
+
 }  // namespace
 }  // namespace bipo
