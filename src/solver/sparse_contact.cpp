@@ -51,6 +51,16 @@ std::shared_ptr<const SparseDelassusOperator> SparseDelassusOperator::create(
   return op;
 }
 
+Eigen::Vector3d ContactDofs::local_part(Eigen::Ref<const Eigen::VectorXd> free_vector,
+                                        int i) const {
+  Eigen::Vector3d global;
+  for (int c = 0; c < 3; ++c) {
+    const int dof = free_dofs[3 * i + c];
+    global(c) = dof >= 0 ? free_vector(dof) : 0.0;
+  }
+  return frames[i] * global;
+}
+
 double SparseDelassusOperator::available_memory() const {
   return available_memory_ ? available_memory_() : available_memory_bytes();
 }
@@ -137,10 +147,7 @@ void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen
   }
   k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
   for (int i = 0; i < m; ++i) {
-    Eigen::Vector3d global = Eigen::Vector3d::Zero();
-    for (int c = 0; c < 3; ++c)
-      if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) global(c) = motion(dof);
-    v.segment<3>(3 * i) += dofs_.frames[i] * global;
+    v.segment<3>(3 * i) += dofs_.local_part(motion, i);
     for (int k = 0; k < 3; ++k)
       if (held_springs_[3 * i + k] > 0.0) v(3 * i + k) += r(3 * i + k) / held_springs_[3 * i + k];
   }
@@ -581,13 +588,7 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
 
 Eigen::Vector3d SparseNewtonStepSolver::local_part(Eigen::Ref<const Eigen::VectorXd> x,
                                                    int i) const {
-  const ContactDofs& dofs = op_->dofs();
-  Eigen::Vector3d global;
-  for (int c = 0; c < 3; ++c) {
-    const int dof = dofs.free_dofs[3 * i + c];
-    global(c) = dof >= 0 ? x(dof) : 0.0;
-  }
-  Eigen::Vector3d local = dofs.frames[i] * global;
+  Eigen::Vector3d local = op_->dofs().local_part(x, i);
   for (int k = 0; k < 3; ++k)
     if (held_slot_[3 * i + k] >= 0) local(k) = x(held_slot_[3 * i + k]);
   return local;
@@ -835,12 +836,7 @@ void SparseNewtonStepSolver::make_motion_consistent(Eigen::VectorXd& dv) {
   if (e_norm <= consistent_force_share * force_norm) return;
   op_->stiffness_solver().solve_in_place_to_tolerance(correction_, correction_tolerance);
   ++corrections_;
-  for (int i = 0; i < dofs.n_nodes(); ++i) {
-    Eigen::Vector3d global = Eigen::Vector3d::Zero();
-    for (int c = 0; c < 3; ++c)
-      if (const int dof = dofs.free_dofs[3 * i + c]; dof >= 0) global(c) = correction_(dof);
-    dv.segment<3>(3 * i) -= dofs.frames[i] * global;
-  }
+  for (int i = 0; i < dofs.n_nodes(); ++i) dv.segment<3>(3 * i) -= dofs.local_part(correction_, i);
 }
 
 /// Patches of contact nodes for the coarse space of OwnFactorNewtonStep:

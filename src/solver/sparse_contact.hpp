@@ -30,6 +30,11 @@ struct ContactDofs {
   std::vector<Eigen::Matrix3d> frames;
   std::vector<Eigen::Vector3d> positions;
   [[nodiscard]] int n_nodes() const { return static_cast<int>(frames.size()); }
+  /// Node i's part of a vector on the free dofs (the first rows of
+  /// `free_vector`), in the node's local frame; a held global component
+  /// counts as 0.
+  [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> free_vector,
+                                           int i) const;
 };
 
 /// What the analysis decides for a SparseDelassusOperator.
