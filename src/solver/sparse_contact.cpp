@@ -495,6 +495,27 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   //   67 set-ups, 4075 GMRES; 12: 32 and 5149. A set-up is the costly part
   //   on large meshes (a GAMG hierarchy), hence not fewer iterations.
   static constexpr int iterative_refresh_excess = 8;
+  // With a direct P (CHOLMOD): a triangular sweep runs at the speed of
+  // memory, a supernodal factorization at BLAS 3's once its supernodes are
+  // large, so that on large factors a flop of an iteration costs several of
+  // a factorization. Measured (CHOLMOD's sparse path, temporary timers:
+  // numeric factorization of P / GMRES iteration, against the flop counts'
+  // ratio): seed punch (1.2e6 factor entries) 0.04 s / 0.0005 s, 80-90
+  // against 70 (weight about 1); N = 16 cylinder (1.9e7) 0.49 s / 0.0156 s, 31
+  // against 175 (5.6); N = 24 about 8 (its first factorization with the
+  // analysis, 6.7 s / 0.085 s = 79 against 368). The weight: the factor's
+  // entries / 3e6, within [1, 5]: the seed punch unchanged, bit for bit.
+  // Fixed weights on the N = 16 cylinder, case A, 20 increments, 1 -> 3 ->
+  // 5 -> 6 -> 10: 2,448 -> 1,128 -> 733 -> 744 -> 586 GMRES iterations,
+  // 2 -> 4 -> 8 -> 8 -> 12 set-ups, wall 39.2, 40.2 s -> 21.4, 22.3 s ->
+  // 17.7 s -> 17.6 s -> 17.6 s; case C, load + first unloading increment:
+  // 2,820 GMRES, 42 Newton steps, 50.3, 51.8, 62.7 s (1) -> 2,291, 47 and
+  // 42.9 s (5). On the seed punch 5 was slower: case A 2.68 -> 3.05 s,
+  // case C 5.62 -> 6.98 s (docs/performance.md, "The refresh rule of a
+  // direct P").
+  static double solve_flop_weight(double factor_nonzeros) {
+    return std::clamp(factor_nonzeros / 3e6, 1.0, 5.0);
+  }
   // make_motion_consistent: no correction where the rows off the contact
   // nodes are already this small against K du (an exact product's
   // accuracy); else the correction's solve to this relative residual.
@@ -654,11 +675,13 @@ bool SparseNewtonStepSolver::needs_factorization() const {
   // than half of it. The costs are counted, not timed, so that the Newton
   // path (and whether an increment is cut) does not depend on the machine's
   // load: an iteration is about two triangular sweeps of the factor (4 flops
-  // per nonzero), a factorization its flop count.
+  // per nonzero), weighted by solve_flop_weight(), a factorization its flop
+  // count.
   if (!factorized_) return true;
   const int excess = last_iterations_ - fresh_iterations_;
   if (p_factor_->is_iterative()) return excess > iterative_refresh_excess;
-  const double iteration_flops = 4.0 * p_factor_->factor_nonzeros();
+  const double nonzeros = p_factor_->factor_nonzeros();
+  const double iteration_flops = solve_flop_weight(nonzeros) * 4.0 * nonzeros;
   return excess * iteration_flops > 0.5 * p_factor_->factorization_flops();
 }
 
