@@ -68,8 +68,8 @@ double SparseDelassusOperator::available_memory() const {
 int long_restart_that_fits(int wanted, int short_restart, double unknowns, double available_bytes) {
   const double per_unit = 2.0 * 8.0 * unknowns;
   const double units = std::floor((0.5 * available_bytes - 8.0 * unknowns) / per_unit);
-  const int restart = units >= wanted ? wanted : static_cast<int>(std::max(units, 0.0));
-  return restart > short_restart ? restart : 0;
+  if (!(units > short_restart)) return 0;  // also a memory figure that is not a number
+  return units >= wanted ? wanted : static_cast<int>(units);
 }
 
 bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, double available_bytes) {
@@ -498,21 +498,12 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // With a direct P (CHOLMOD): a triangular sweep runs at the speed of
   // memory, a supernodal factorization at BLAS 3's once its supernodes are
   // large, so that on large factors a flop of an iteration costs several of
-  // a factorization. Measured (CHOLMOD's sparse path, temporary timers:
-  // numeric factorization of P / GMRES iteration, against the flop counts'
-  // ratio): seed punch (1.2e6 factor entries) 0.04 s / 0.0005 s, 80-90
-  // against 70 (weight about 1); N = 16 cylinder (1.9e7) 0.49 s / 0.0156 s, 31
-  // against 175 (5.6); N = 24 about 8 (its first factorization with the
-  // analysis, 6.7 s / 0.085 s = 79 against 368). The weight: the factor's
-  // entries / 3e6, within [1, 5]: the seed punch unchanged, bit for bit.
-  // Fixed weights on the N = 16 cylinder, case A, 20 increments, 1 -> 3 ->
-  // 5 -> 6 -> 10: 2,448 -> 1,128 -> 733 -> 744 -> 586 GMRES iterations,
-  // 2 -> 4 -> 8 -> 8 -> 12 set-ups, wall 39.2, 40.2 s -> 21.4, 22.3 s ->
-  // 17.7 s -> 17.6 s -> 17.6 s; case C, load + first unloading increment:
-  // 2,820 GMRES, 42 Newton steps, 50.3, 51.8, 62.7 s (1) -> 2,291, 47 and
-  // 42.9 s (5). On the seed punch 5 was slower: case A 2.68 -> 3.05 s,
-  // case C 5.62 -> 6.98 s (docs/performance.md, "The refresh rule of a
-  // direct P").
+  // a factorization's. Measured (factorization / iteration, in time against
+  // in flops): about 1 on the seed punch (1.2e6 factor entries), 5.6 on the
+  // N = 16 cylinder (1.9e7), 5-8 at N = 24. Hence the factor's entries /
+  // 3e6 within [1, 5]: the seed punch unchanged bit for bit (5 made it
+  // slower), the N = 16 cylinder's case A twice as fast
+  // (docs/performance.md, "The refresh rule of a direct P").
   static double solve_flop_weight(double factor_nonzeros) {
     return std::clamp(factor_nonzeros / 3e6, 1.0, 5.0);
   }
@@ -576,7 +567,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool long_restart_refused_ = false;  // it did not fit in memory
   Gmres gmres_{short_restart};         // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
-  // needed: 2 x 161 vectors of the whole mesh (2.1 GB at N = 48, 840k
+  // needed: up to 2 x 161 vectors of the whole mesh (2.1 GB at N = 48, 840k
   // unknowns) from then on.
   std::optional<Gmres> gmres_long_;
   Eigen::VectorXd rhs_, solution_, work2_, correction_;
@@ -770,7 +761,7 @@ bool SparseNewtonStepSolver::start_long_restart() {
     long_restart_refused_ = true;
     return false;
   }
-  gmres_long_.emplace(restart, 3 * restart);
+  gmres_long_.emplace(restart, 3 * long_restart);  // a shorter restart, as many iterations
   return true;
 }
 

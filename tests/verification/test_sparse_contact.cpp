@@ -16,6 +16,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -525,7 +526,8 @@ TEST(SparseNewtonStep, TakesTheLongRestartThatFitsInHalfTheMemory) {
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(100) - 1.0), 99) << n;
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(41)), 41) << n;
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(40)), 0) << n;
-    for (const double none : {0.0, -1.0, 1e3})
+    for (const double none : {0.0, -1.0, 1e3, std::numeric_limits<double>::quiet_NaN(),
+                              -std::numeric_limits<double>::infinity()})
       EXPECT_EQ(long_restart_that_fits(160, 40, n, none), 0) << n << " " << none;
   }
 }
