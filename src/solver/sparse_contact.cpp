@@ -530,8 +530,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   int solve_step_system(double rows_tolerance);
   /// The same with gmres_long_ and P solved.
   int solve_with_long_restart(double rows_tolerance);
-  /// Creates gmres_long_ once, with the restart that fits; false (and
-  /// never again asked) when none larger than the short one does.
+  /// Creates gmres_long_, with the restart that fits; false (and never
+  /// again asked: a refused step is counted) when none larger than the
+  /// short one does.
   bool start_long_restart();
   /// P applied as one V-cycle: an iterative P, and no fallback yet.
   [[nodiscard]] bool applies_one_cycle() const {
@@ -557,18 +558,16 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::vector<double> held_diagonal_;       // P at the held slots
   std::vector<Eigen::Matrix3d> x_, y_;      // the current step's node rows
   int last_iterations_ = 0, fresh_iterations_ = 0;
-  bool fresh_ = false;                // no step solved since the factorization
-  bool one_cycle_failed_ = false;     // a fallback has happened: P solved from then on
-  bool long_restart_needed_ = false;  // the short restart failed: gmres_long_ from then on
-  bool recount_ = false;              // the next count is the first with P solved
+  bool fresh_ = false;             // no step solved since the factorization
+  bool one_cycle_failed_ = false;  // a fallback has happened: P solved from then on
+  bool recount_ = false;           // the next count is the first with P solved
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
-  bool long_restart_refused_ = false;  // it did not fit in memory
-  Gmres gmres_{short_restart};         // vectors of the whole mesh: a short restart
+  Gmres gmres_{short_restart};  // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
-  // needed: up to 2 x 161 vectors of the whole mesh (2.1 GB at N = 48, 840k
-  // unknowns) from then on.
+  // needed (and used for every step from then on): up to 2 x 161 vectors of
+  // the whole mesh (2.1 GB at N = 48, 840k unknowns).
   std::optional<Gmres> gmres_long_;
   Eigen::VectorXd rhs_, solution_, work2_, correction_;
   mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
@@ -723,7 +722,7 @@ int SparseNewtonStepSolver::gmres(Gmres& solver, const Eigen::VectorXd& b, doubl
 }
 
 int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
-  if (long_restart_needed_) return solve_with_long_restart(rows_tolerance);
+  if (gmres_long_) return solve_with_long_restart(rows_tolerance);
   if (applies_one_cycle()) {
     const int used = gmres(gmres_, rhs_, rows_tolerance, true, solution_);
     if (used >= 0) return used;
@@ -751,16 +750,12 @@ int SparseNewtonStepSolver::solve_with_long_restart(double rows_tolerance) {
 }
 
 bool SparseNewtonStepSolver::start_long_restart() {
-  if (gmres_long_) return true;
-  if (long_restart_refused_) return false;
+  if (long_restart_refused_steps_ > 0) return false;
   // Asked at the same step on every rank (their states are the same): the
   // memory available may be a collective.
   const int restart =
       long_restart_that_fits(long_restart, short_restart, size(), op_->available_memory());
-  if (restart == 0) {
-    long_restart_refused_ = true;
-    return false;
-  }
+  if (restart == 0) return false;
   gmres_long_.emplace(restart, 3 * long_restart);  // a shorter restart, as many iterations
   return true;
 }
@@ -781,7 +776,7 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     factorize(equations.rho);
     used = solve_step_system(rows_tolerance);
   }
-  if (used < 0 && !long_restart_needed_) {
+  if (used < 0 && !gmres_long_) {
     // Restarted GMRES can stagnate where a long Krylov space converges: at
     // a non-associated law's slip nodes X is far from symmetric, and P
     // (symmetric by construction) far from the step's matrix there (the
@@ -793,7 +788,6 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     // once, the short restart's failures cost more than they save.
     iterations_ += gmres_.spent();
     if (start_long_restart()) {
-      long_restart_needed_ = true;
       recount_ = true;  // the refresh rule compares long-restart steps from here on
       used = solve_with_long_restart(rows_tolerance);
     } else {
