@@ -228,10 +228,15 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
   // physics.md 3.3, in order of cost:
   // 1. Semi-smooth Newton on the fixed-point equations from the caller's
   //    start (fast and exact to round-off once the states settle); it gives
-  //    up when its line search fails or crawls.
-  // 2. If the start was r = 0 (no reactions yet), Newton again from the
-  //    bonded start (bonded_start): from r = 0 under a tangential plane
-  //    motion every node looks like sliding, and the first steps go astray.
+  //    up when its line search fails or crawls. A start of r = 0 where the
+  //    free motion penetrates the plane (no reactions yet: the first
+  //    increment in contact) is replaced by the bonded start (bonded_start):
+  //    every node stuck, r = -S q made admissible, is much nearer the
+  //    solution's pressure and stick zone than r = 0, from where under a
+  //    tangential plane motion every node looks like sliding; where every
+  //    node sticks it is the solution (docs/performance.md, "The cold
+  //    start").
+  // 2. If that start was the bonded one, Newton again from r = 0.
   // 3. For a non-associated law, continuation from the associated law
   //    (solve_by_continuation), from where the first pass stopped.
   // 4. Short batches of Gauss-Seidel sweeps alternating with Newton, then
@@ -263,16 +268,29 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
                                  min_first_step));
     return total.converged;
   };
+  // A cold start where no node penetrates in q (g = q_n >= 0 everywhere) is
+  // kept: r = 0 is then the solution, which Newton confirms without a step,
+  // and the sparse path's step solve for the bonded start would be wasted.
+  bool penetrates = false;
+  for (int i = 0; i < problem.n_nodes() && !penetrates; ++i) penetrates = problem.q(3 * i) < 0.0;
+  bool bonded_first = false;
+  if (r.isZero(0.0) && penetrates) {
+    if (problem.dense()) {
+      r = bonded_start(problem);
+      bonded_first = true;
+    } else {
+      bonded_first = sparse_bonded_start(problem, workspace, r);  // one step solve
+      if (!bonded_first) r.setZero();
+    }
+  }
   const Eigen::VectorXd r_start = r;
   if (newton_from(r, problem.has_non_associated_law() ? min_first_non_associated_step : 0.0))
     return total;
   if (!r.allFinite()) r = r_start;
-  if (spent() < max_iterations && r_start.isZero(0.0)) {
-    Eigen::VectorXd r_bonded;
-    if (problem.dense()) r_bonded = bonded_start(problem);
-    if ((problem.dense() || sparse_bonded_start(problem, workspace, r_bonded)) &&
-        newton_from(r_bonded)) {
-      r = r_bonded;
+  if (spent() < max_iterations && bonded_first) {
+    Eigen::VectorXd r_zero = Eigen::VectorXd::Zero(r.size());
+    if (newton_from(r_zero)) {
+      r = r_zero;
       return total;
     }
   }

@@ -88,8 +88,9 @@ struct ContactWorkspace {
 
 /// Solves the problem: finds r (3m) such that the law holds at every node
 /// with v = q + W r. `r` is the starting point on entry (the last converged
-/// reactions). A semi-smooth Newton method runs first; when it stalls, Newton
-/// again from the bonded start if the start was r = 0; for a non-associated
+/// reactions; r = 0 where q penetrates is replaced by the bonded start, every
+/// node stuck). A semi-smooth Newton method runs first; when it stalls after
+/// a bonded start, Newton again from r = 0; for a non-associated
 /// law the continuation; then short batches of block Gauss-Seidel sweeps
 /// alternating with Newton, and sweeps to the end of the budget (see the
 /// definition for the limits). `max_iterations` bounds the Newton steps plus

@@ -107,6 +107,36 @@ TEST(ContactSolver, HugeFrictionPunchEqualsClampedSolution) {
             1e-8 * reference.dirichlet_reactions[0].norm());
 }
 
+/// The first increment in contact starts from the bonded state (every node
+/// stuck, r = -S q made admissible): where the solution sticks everywhere,
+/// that start is the solution, and Newton confirms it without a step, on
+/// both contact paths (from r = 0 it took one). A body lifted off the plane
+/// (q opens every node) keeps r = 0, which is its solution: no step, and no
+/// step solve or factorization for a bonded start it does not need.
+TEST(ContactSolver, FirstIncrementStartsFromTheBondedStateWhereTheFreeMotionPenetrates) {
+  const Mesh mesh = generate_cylinder({});
+  for (const ContactSolverChoice path : {ContactSolverChoice::dense, ContactSolverChoice::sparse}) {
+    SCOPED_TRACE(path == ContactSolverChoice::dense ? "dense" : "sparse");
+    Case stuck = punch_case(1e4);
+    stuck.solver.contact_solver = path;
+    Analysis pressed(stuck, mesh);
+    const StepResult first = pressed.advance_to(1.0);
+    expect_law_holds(pressed, first);
+    EXPECT_EQ(first.n_stick, static_cast<int>(mesh.node_set("bottom").size()));
+    EXPECT_EQ(first.newton_iterations, 0);
+
+    Case lifted = punch_case(0.2);
+    lifted.solver.contact_solver = path;
+    lifted.dirichlet[0].value = {0.0, 0.0, 0.1};
+    Analysis away(lifted, mesh);
+    const StepResult open = away.advance_to(1.0);
+    EXPECT_EQ(open.n_open, static_cast<int>(mesh.node_set("bottom").size()));
+    EXPECT_EQ(open.newton_iterations, 0);
+    EXPECT_EQ(open.contact_factorizations, 0);
+    EXPECT_EQ(open.contact_force.norm(), 0.0);
+  }
+}
+
 /// A block pressed onto the plane by its top (displacement control: bipo
 /// needs Dirichlet conditions that remove the rigid-body motions, so a body
 /// held by contact alone is not supported), then its top moved in-plane by
