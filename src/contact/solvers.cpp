@@ -280,7 +280,7 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
       bonded_first = true;
     } else {
       bonded_first = sparse_bonded_start(problem, workspace, r);  // one step solve
-      if (!bonded_first) r.setZero();
+      if (!bonded_first) r.setZero();  // a failed start may have left r non-finite
     }
   }
   const Eigen::VectorXd r_start = r;
