@@ -39,9 +39,8 @@ void check(PetscErrorCode code, const char* what) {
   std::string message = "PETSc " + std::string(what) + " failed: " +
                         (first_message.empty() ? "error " + std::to_string(code) : first_message);
   first_message.clear();
-  // Out of memory is not a numerical failure: the increment would be cut
-  // and retried for nothing (core/errors.hpp, OutOfMemoryError), as a
-  // refused allocation in CHOLMOD is not.
+  // Out of memory is not a numerical failure: cutting the increment would
+  // not need less (core/errors.hpp, OutOfMemoryError; CHOLMOD's likewise).
   if (code == PETSC_ERR_MEM) throw OutOfMemoryError(message + "; " + out_of_memory_hint);
   throw NumericalError(message);
 }
