@@ -187,34 +187,32 @@ void fixed_point_residual(const CondensedContactProblem& problem, const Eigen::V
 }
 
 /// The bonded start: every node stuck to its plane (v = 0, r = -S q), each
-/// reaction projected onto its cone (admissible_reaction).
-Eigen::VectorXd bonded_start(const CondensedContactProblem& problem) {
-  Eigen::VectorXd r = -(problem.dense()->stiffness() * problem.q);
-  for (int i = 0; i < problem.n_nodes(); ++i)
-    r.segment<3>(3 * i) = admissible_reaction(r.segment<3>(3 * i), problem.laws[i]);
-  return r;
-}
-
-/// The bonded start of a sparse operator, where S is not formed: the
-/// Newton step from r = 0 with every node stuck (B_i = 0, C_i = I, F_i =
-/// q_i: dv = -q, so v = 0 and dr = -S q), solved by the operator's step
-/// solver, then projected as bonded_start does. rho_i = 1 / |W_ii| keeps
-/// the node rows commensurate with the stiffness. False if the solve
-/// failed.
-bool sparse_bonded_start(const CondensedContactProblem& problem, ContactWorkspace& workspace,
-                         Eigen::VectorXd& r) {
-  const auto m = static_cast<std::size_t>(problem.n_nodes());
-  const std::vector<ContactState> states(m, ContactState::stick);
-  const std::vector<Eigen::Matrix3d> b(m, Eigen::Matrix3d::Zero());
-  const std::vector<Eigen::Matrix3d> c(m, Eigen::Matrix3d::Identity());
-  std::vector<double> rho(m);
-  for (std::size_t i = 0; i < m; ++i)
-    rho[i] = 1.0 / problem.operators->diagonal_block(static_cast<int>(i)).norm();
-  Eigen::VectorXd dv;
-  const NewtonStepEquations equations{states, b, c, problem.q, rho};
-  if (!workspace.sparse_step) workspace.sparse_step = problem.operators->make_newton_step();
-  if (!workspace.sparse_step->solve(equations, sparse_step_tolerance, r, dv) || !r.allFinite())
-    return false;
+/// reaction projected onto its cone (admissible_reaction). Dense operators
+/// give S q directly. A sparse one, where S is not formed, takes the Newton
+/// step from r = 0 with every node stuck (B_i = 0, C_i = I, F_i = q_i: dv =
+/// -q, so v = 0 and dr = -S q) from the operator's step solver; rho_i = 1 /
+/// |W_ii| keeps the node rows commensurate with the stiffness. False, and r
+/// = 0, if that solve failed.
+bool bonded_start(const CondensedContactProblem& problem, ContactWorkspace& workspace,
+                  Eigen::VectorXd& r) {
+  if (problem.dense()) {
+    r = -(problem.dense()->stiffness() * problem.q);
+  } else {
+    const auto m = static_cast<std::size_t>(problem.n_nodes());
+    const std::vector<ContactState> states(m, ContactState::stick);
+    const std::vector<Eigen::Matrix3d> b(m, Eigen::Matrix3d::Zero());
+    const std::vector<Eigen::Matrix3d> c(m, Eigen::Matrix3d::Identity());
+    std::vector<double> rho(m);
+    for (std::size_t i = 0; i < m; ++i)
+      rho[i] = 1.0 / problem.operators->diagonal_block(static_cast<int>(i)).norm();
+    Eigen::VectorXd dv;
+    const NewtonStepEquations equations{states, b, c, problem.q, rho};
+    if (!workspace.sparse_step) workspace.sparse_step = problem.operators->make_newton_step();
+    if (!workspace.sparse_step->solve(equations, sparse_step_tolerance, r, dv) || !r.allFinite()) {
+      r.setZero(problem.q.size());
+      return false;
+    }
+  }
   for (int i = 0; i < problem.n_nodes(); ++i)
     r.segment<3>(3 * i) = admissible_reaction(r.segment<3>(3 * i), problem.laws[i]);
   return true;
@@ -273,16 +271,7 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
   // and the sparse path's step solve for the bonded start would be wasted.
   bool penetrates = false;
   for (int i = 0; i < problem.n_nodes() && !penetrates; ++i) penetrates = problem.q(3 * i) < 0.0;
-  bool bonded_first = false;
-  if (r.isZero(0.0) && penetrates) {
-    if (problem.dense()) {
-      r = bonded_start(problem);
-      bonded_first = true;
-    } else {
-      bonded_first = sparse_bonded_start(problem, workspace, r);  // one step solve
-      if (!bonded_first) r.setZero();  // a failed start may have left r non-finite
-    }
-  }
+  const bool bonded_first = r.isZero(0.0) && penetrates && bonded_start(problem, workspace, r);
   const Eigen::VectorXd r_start = r;
   if (newton_from(r, problem.has_non_associated_law() ? min_first_non_associated_step : 0.0))
     return total;

@@ -548,10 +548,15 @@ TEST(SparseNewtonStep, TakesTheLongRestartThatFitsInHalfTheMemory) {
 /// A step that GMRES(40) cannot solve on a fresh P (every node sliding
 /// with rows far from symmetric), on the 8x8x4 cylinder, with the memory
 /// that `available_memory` gives: whether it was solved, the step solver's
-/// counts, and (if solved) its relative residual and |dv - W dr| / |dv|.
-bool solve_step_beyond_the_short_restart(const std::function<double()>& available_memory,
-                                         long& long_restart_steps, long& refused_steps,
-                                         double& relative_residual, double& motion_mismatch) {
+/// counts, and (if solved) the step checked against its equations.
+struct BeyondTheShortRestart {
+  bool solved = false;
+  long long_restart_steps = -1, refused_steps = -1;
+  StepCheck check{1.0, 1.0};
+};
+BeyondTheShortRestart solve_step_beyond_the_short_restart(
+    const std::function<double()>& available_memory) {
+  BeyondTheShortRestart outcome;
   Case c = cylinder_case({0.3, 0.15, 0.1, 0.2}, ContactSolverChoice::sparse);
   c.solver.sparse_preconditioner = SparsePreconditionerChoice::stiffness_factor;
   const Mesh mesh = generate_cylinder({.core = 8, .ring = 8, .layers = 4});
@@ -561,7 +566,7 @@ bool solve_step_beyond_the_short_restart(const std::function<double()>& availabl
   const DelassusOperator& w = *analysis.contact().condensed_operators();
   std::unique_ptr<SparseNewtonStep> step = w.make_newton_step();
   EXPECT_NE(step, nullptr);
-  if (!step) return false;
+  if (!step) return outcome;
   const int m = w.size() / 3;
   constexpr double coupling = 3.0;
   std::vector<double> rho(static_cast<std::size_t>(m));
@@ -579,15 +584,13 @@ bool solve_step_beyond_the_short_restart(const std::function<double()>& availabl
   const Eigen::VectorXd f = Eigen::VectorXd::Ones(3 * m);
   const NewtonStepEquations equations{states, b, cc, f, rho};
   Eigen::VectorXd dr, dv;
-  const bool solved = step->solve(equations, 1e-8, dr, dv);
-  long_restart_steps = step->work().long_restart_steps;
-  refused_steps = step->work().long_restart_refused_steps;
-  if (!solved) return false;
+  outcome.solved = step->solve(equations, 1e-8, dr, dv);
+  outcome.long_restart_steps = step->work().long_restart_steps;
+  outcome.refused_steps = step->work().long_restart_refused_steps;
+  if (!outcome.solved) return outcome;
   EXPECT_GT(step->work().iterations, 80);  // the short restart's two cycles, then the long one
-  const StepCheck check = check_step(w, equations, dr, dv);
-  relative_residual = check.relative_residual;
-  motion_mismatch = check.motion_mismatch;
-  return true;
+  outcome.check = check_step(w, equations, dr, dv);
+  return outcome;
 }
 
 // A step that restarted GMRES(40) does not solve on a fresh P: every node
@@ -601,20 +604,18 @@ bool solve_step_beyond_the_short_restart(const std::function<double()>& availabl
 // half of the memory available, the step fails as it did before the
 // fallback existed, instead of running out of memory, and says so.
 TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
-  long long_steps = -1, refused = -1;
-  double residual = 1.0, mismatch = 1.0;
-  ASSERT_TRUE(solve_step_beyond_the_short_restart([] { return 1e15; }, long_steps, refused,
-                                                  residual, mismatch));
-  EXPECT_EQ(long_steps, 1);  // what summary.json reports
-  EXPECT_EQ(refused, 0);
-  EXPECT_LE(residual, 1e-6);
-  EXPECT_LE(mismatch, 1e-11);
+  const BeyondTheShortRestart plenty = solve_step_beyond_the_short_restart([] { return 1e15; });
+  ASSERT_TRUE(plenty.solved);
+  EXPECT_EQ(plenty.long_restart_steps, 1);  // what summary.json reports
+  EXPECT_EQ(plenty.refused_steps, 0);
+  EXPECT_LE(plenty.check.relative_residual, 1e-6);
+  EXPECT_LE(plenty.check.motion_mismatch, 1e-11);
   // 1 MB: the set-up's own choices are forced here; the long restart's
   // vectors (2 x 161 of about 4000 unknowns: 10 MB) do not fit.
-  EXPECT_FALSE(solve_step_beyond_the_short_restart([] { return 1e6; }, long_steps, refused,
-                                                   residual, mismatch));
-  EXPECT_EQ(long_steps, 0);
-  EXPECT_EQ(refused, 1);
+  const BeyondTheShortRestart scarce = solve_step_beyond_the_short_restart([] { return 1e6; });
+  EXPECT_FALSE(scarce.solved);
+  EXPECT_EQ(scarce.long_restart_steps, 0);
+  EXPECT_EQ(scarce.refused_steps, 1);
 }
 
 }  // namespace
