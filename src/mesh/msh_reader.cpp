@@ -970,6 +970,9 @@ class Parser {
       node_block_entity(dim, tag, block_at);
       const std::size_t per_node = 3 + static_cast<std::size_t>(parametric != 0 ? dim : 0);
       need(n, 8 + 8 * per_node, "nodes", block_at);
+      // An entity without nodes is legal; copying its zero bytes from an
+      // empty vector's data() (null) would not be (found by the fuzzer).
+      if (n == 0) continue;
       const std::size_t tags_at = pos_;
       const std::size_t first = node_tag_.size();
       node_tag_.resize(first + n);
