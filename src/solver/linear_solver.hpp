@@ -69,9 +69,8 @@ class LinearSolver {
   /// an iterative backend its own preconditioner once (PETSc: one V-cycle
   /// of GAMG or BoomerAMG, no Krylov iteration; a fixed linear operator),
   /// counted as one Krylov iteration; a direct backend solves (this
-  /// default), CHOLMOD's solver made by new_solver_for_preconditioning with
-  /// its factor in single precision. For a preconditioner that a Krylov
-  /// method around it corrects (the sparse contact path's P).
+  /// default). For a preconditioner that a Krylov method around it corrects
+  /// (the sparse contact path's P).
   virtual void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const { solve_in_place(x); }
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
@@ -95,10 +94,7 @@ class LinearSolver {
   /// path's P = K_ff + springs, inside a flexible GMRES). An iterative
   /// backend solves it with a Krylov method that does not need its own
   /// preconditioner to be positive definite (PETSc: GMRES instead of CG;
-  /// GAMG's V-cycle on P was not, on small meshes). CHOLMOD keeps that
-  /// solver's factor in single precision only (half the memory between
-  /// factorizations, about half the time per solve): it is applied by
-  /// apply_approximate_inverse, and its solve() and solve_in_place() throw.
+  /// GAMG's V-cycle on P was not, on small meshes).
   [[nodiscard]] virtual std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const = 0;
   /// True for a backend whose solves stop at a residual tolerance (PETSc's
   /// Krylov methods), false for a direct one (CHOLMOD, MUMPS).

@@ -640,10 +640,7 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
     set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
   z.resize(size());
   z.head(n_free_) = scaled.head(n_free_);
-  // A direct P's approximate inverse is its factor's solve, in single
-  // precision where the backend keeps it so (CHOLMOD: about half the time
-  // of a double sweep; Gmres is flexible, so its rounding is corrected).
-  if (applies_one_cycle() || !p_factor_->is_iterative())
+  if (applies_one_cycle())
     p_factor_->apply_approximate_inverse(z.head(n_free_));
   else
     p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
