@@ -92,6 +92,9 @@ class SparseNewtonStep {
     /// K_ff solves that made a step's motion dv equal to W dr (where the
     /// step's GMRES left the rows off the contact nodes above round-off).
     long motion_corrections = 0;
+    /// Steps solved with the preconditioner's factor in single precision
+    /// (CHOLMOD's P, until a step needs the long restart).
+    long single_precision_steps = 0;
   };
   [[nodiscard]] virtual Work work() const = 0;
 };

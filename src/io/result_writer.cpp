@@ -275,6 +275,7 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_contact_long_restart_steps_ += step.contact_long_restart_steps;
   total_contact_motion_corrections_ += step.contact_motion_corrections;
   total_contact_long_restart_refused_steps_ += step.contact_long_restart_refused_steps;
+  total_contact_single_precision_steps_ += step.contact_single_precision_steps;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
   if (!snapshot.contact_preconditioner.empty())
     contact_preconditioner_ = snapshot.contact_preconditioner;
@@ -657,7 +658,8 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
                          {"gmres_iterations", total_contact_linear_iterations_},
                          {"long_restart_steps", total_contact_long_restart_steps_},
                          {"long_restart_refused_steps", total_contact_long_restart_refused_steps_},
-                         {"motion_corrections", total_contact_motion_corrections_}};
+                         {"motion_corrections", total_contact_motion_corrections_},
+                         {"single_precision_steps", total_contact_single_precision_steps_}};
   if (!contact_preconditioner_.empty())
     j["contact_solver"]["preconditioner"] = contact_preconditioner_;
   if (total_contact_preconditioner_iterations_ > 0)

@@ -829,6 +829,8 @@ void Analysis::solve_contact_problem(Increment& inc) {
       work_after.motion_corrections - work_before.motion_corrections;
   result.contact_long_restart_refused_steps =
       work_after.long_restart_refused_steps - work_before.long_restart_refused_steps;
+  result.contact_single_precision_steps =
+      work_after.single_precision_steps - work_before.single_precision_steps;
   result.seconds_contact = seconds_since(start);
   if (!report.converged) throw_contact_not_converged(report, inc);
   // The reactions applied and reported: exactly in the cone, exactly zero at

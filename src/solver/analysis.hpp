@@ -51,6 +51,9 @@ struct StepResult {
   long contact_long_restart_steps = 0, contact_motion_corrections = 0;
   /// ... and the steps that needed the long restart where it did not fit in memory.
   long contact_long_restart_refused_steps = 0;
+  /// ... and the steps solved with P's factor in single precision
+  /// (Work::single_precision_steps).
+  long contact_single_precision_steps = 0;
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
   double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (physics.md 3.1), on the recovered u
   double scaled_penetration = 0.0;

@@ -4,11 +4,13 @@
 #include <cholmod.h>
 
 #include <algorithm>
+#include <cstring>
 #include <iomanip>
 #include <mutex>
 #include <new>
 #include <numeric>
 #include <sstream>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "solver/linear_solver.hpp"
@@ -20,6 +22,12 @@ void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* inf
              std::size_t uplo_len);
 void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len);
+// BLAS in single precision, for the preconditioner's triangular sweeps.
+void strsv_(const char* uplo, const char* trans, const char* diag, const int* n, const float* a,
+            const int* lda, float* x, const int* incx, std::size_t, std::size_t, std::size_t);
+void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, const float* a,
+            const int* lda, const float* x, const int* incx, const float* beta, float* y,
+            const int* incy, std::size_t);
 }
 
 namespace bipo {
@@ -46,13 +54,19 @@ cholmod_sparse lower_view(SparseMatrix& lower) {
 
 class CholmodSolver final : public LinearSolver {
  public:
-  CholmodSolver() {
+  /// `single_precision_inverse`: a solver for a preconditioner (the sparse
+  /// contact path's P, new_solver_for_preconditioning). Its factor is kept
+  /// in single precision only, and it offers apply_approximate_inverse alone
+  /// (see keep_single_precision_factor).
+  explicit CholmodSolver(bool single_precision_inverse = false)
+      : single_precision_inverse_(single_precision_inverse) {
     cholmod_start(&common_);
     common_.supernodal = CHOLMOD_SUPERNODAL;
     common_.print = 0;
     common_.error_handler = nullptr;
   }
   ~CholmodSolver() override {
+    free_single_precision_factor();
     if (factor_) cholmod_free_factor(&factor_, &common_);
     for (cholmod_dense** work : {&solution_work_, &y_work_, &e_work_})
       if (*work) cholmod_free_dense(work, &common_);
@@ -62,6 +76,7 @@ class CholmodSolver final : public LinearSolver {
   CholmodSolver& operator=(const CholmodSolver&) = delete;
 
   void factorize(const SparseMatrix& a) override {
+    free_single_precision_factor();
     if (factor_) cholmod_free_factor(&factor_, &common_);
     SparseMatrix lower = a.triangularView<Eigen::Lower>();
     cholmod_sparse view = lower_view(lower);
@@ -76,6 +91,9 @@ class CholmodSolver final : public LinearSolver {
       throw NumericalError("factorize_lower: the matrix is not compressed");
     // CHOLMOD reads the matrix only; the view needs non-const pointers.
     cholmod_sparse view = lower_view(const_cast<SparseMatrix&>(lower));  // NOLINT
+    // The previous values go before the new ones are made: the peak is one
+    // factor's values, as without the single-precision copy.
+    free_single_precision_factor();
     if (!reuse_analysis || !factor_ || n_ != lower.rows()) {
       if (factor_) cholmod_free_factor(&factor_, &common_);
       factor_ = cholmod_analyze(&view, &common_);
@@ -97,6 +115,8 @@ class CholmodSolver final : public LinearSolver {
       factorize(a);
       return {};
     }
+    if (single_precision_inverse_)
+      throw NumericalError("factorize_and_condense on a preconditioner's CHOLMOD solver");
     if (factor_) cholmod_free_factor(&factor_, &common_);
     SparseMatrix lower = a.triangularView<Eigen::Lower>();
     cholmod_sparse view = lower_view(lower);
@@ -261,6 +281,45 @@ class CholmodSolver final : public LinearSolver {
           "CHOLMOD factorization failed: the stiffness is not positive definite (do the "
           "boundary conditions remove every rigid-body motion?)");
     n_ = a.rows();
+    if (single_precision_inverse_) keep_single_precision_factor();
+  }
+  // A preconditioner's solves need a few digits (a flexible GMRES corrects
+  // them), and a triangular sweep of a large factor runs at the speed of
+  // memory: half the bytes, about half the time (one BLAS thread: 0.051 s
+  // against CHOLMOD's 0.099 s at 102,515 unknowns; docs/performance.md, "P in
+  // single precision"). The double values are rounded in place, the block shrunk
+  // to their size (glibc shrinks a large block where it is, so the peak
+  // stays one factor's values) and taken from the factor, which CHOLMOD
+  // then holds as its symbolic analysis alone, for the next factorization.
+  void keep_single_precision_factor() {
+    if (!factor_->is_super) return;  // CHOLMOD's own choice; solved in double then
+    const std::size_t entries = factor_->xsize;
+    auto* values = static_cast<double*>(factor_->x);
+    auto* bytes = reinterpret_cast<unsigned char*>(values);  // NOLINT: rounded in place
+    // Entry k's float goes to bytes [4k, 4k + 4), which belong to entries
+    // already read (4k + 3 < 8k for k >= 1; entry 0 is read first).
+    for (std::size_t k = 0; k < entries; ++k) {
+      const auto rounded = static_cast<float>(values[k]);
+      std::memcpy(bytes + sizeof(float) * k, &rounded, sizeof(float));
+    }
+    std::size_t size = entries;
+    // On failure CHOLMOD leaves the block (and size) as they were: the
+    // floats are then kept in the whole block.
+    void* kept = cholmod_realloc((entries + 1) / 2, sizeof(double), values, &size, &common_);
+    common_.status = CHOLMOD_OK;
+    // The factor as cholmod_analyze leaves it (supernodal, no values):
+    // what cholmod_change_factor(CHOLMOD_PATTERN, ...) makes of it, which
+    // would free the values itself.
+    factor_->x = nullptr;
+    factor_->xtype = CHOLMOD_PATTERN;
+    single_values_ = static_cast<float*>(kept);
+    single_values_size_ = size;
+  }
+  void free_single_precision_factor() {
+    if (!single_values_) return;
+    cholmod_free(single_values_size_, sizeof(double), single_values_, &common_);
+    single_values_ = nullptr;
+    single_values_size_ = 0;
   }
 
   /// The error of a failed CHOLMOD `step` ("analysis", "factorization") of
@@ -313,6 +372,7 @@ class CholmodSolver final : public LinearSolver {
  public:
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
     if (!factor_ || b.rows() != n_) throw NumericalError("CHOLMOD solve before factorization");
+    if (single_values_) throw NumericalError("CHOLMOD solve with a preconditioner's factor");
     cholmod_dense rhs{};
     rhs.nrow = static_cast<size_t>(b.rows());
     rhs.ncol = static_cast<size_t>(b.cols());
@@ -335,6 +395,7 @@ class CholmodSolver final : public LinearSolver {
   // sizes match: after the first call, a solve allocates nothing.
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
     if (!factor_ || x.size() != n_) throw NumericalError("CHOLMOD solve before factorization");
+    if (single_values_) throw NumericalError("CHOLMOD solve with a preconditioner's factor");
     cholmod_dense rhs{};
     rhs.nrow = rhs.nzmax = rhs.d = static_cast<size_t>(x.size());
     rhs.ncol = 1;
@@ -348,6 +409,56 @@ class CholmodSolver final : public LinearSolver {
     x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(solution_work_->x), x.size());
   }
 
+  /// With the single-precision factor: x := (L L^T)^-1 x in single
+  /// precision, supernode by supernode (a triangular solve with the
+  /// diagonal block, a product with the rows below it), as CHOLMOD's own
+  /// solve does in double. Otherwise the exact solve.
+  void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const override {
+    if (!single_values_) {
+      solve_in_place(x);
+      return;
+    }
+    if (x.size() != n_) throw NumericalError("CHOLMOD solve before factorization");
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
+    const auto n = static_cast<std::size_t>(n_);
+    const int* perm = static_cast<const int*>(factor_->Perm);
+    const int* super = static_cast<const int*>(factor_->super);
+    const int* pi = static_cast<const int*>(factor_->pi);
+    const int* px = static_cast<const int*>(factor_->px);
+    const int* rows = static_cast<const int*>(factor_->s);
+    single_x_.resize(n);
+    single_below_.resize(factor_->maxesize);
+    float* y = single_x_.data();
+    float* below = single_below_.data();
+    for (std::size_t k = 0; k < n; ++k) y[k] = static_cast<float>(x(perm[k]));
+    const int one = 1;
+    const float plus = 1.0F, minus = -1.0F, zero = 0.0F;
+    const auto n_super = static_cast<int>(factor_->nsuper);
+    for (int j = 0; j < n_super; ++j) {  // L y = b
+      const int first = super[j], n_cols = super[j + 1] - first, n_rows = pi[j + 1] - pi[j];
+      const int n_below = n_rows - n_cols;
+      const float* block = single_values_ + px[j];
+      strsv_("L", "N", "N", &n_cols, block, &n_rows, y + first, &one, 1, 1, 1);
+      if (n_below == 0) continue;
+      sgemv_("N", &n_below, &n_cols, &plus, block + n_cols, &n_rows, y + first, &one, &zero, below,
+             &one, 1);
+      const int* below_rows = rows + pi[j] + n_cols;
+      for (int r = 0; r < n_below; ++r) y[below_rows[r]] -= below[r];
+    }
+    for (int j = n_super - 1; j >= 0; --j) {  // L^T x = y
+      const int first = super[j], n_cols = super[j + 1] - first, n_rows = pi[j + 1] - pi[j];
+      const int n_below = n_rows - n_cols;
+      const float* block = single_values_ + px[j];
+      if (n_below > 0) {
+        const int* below_rows = rows + pi[j] + n_cols;
+        for (int r = 0; r < n_below; ++r) below[r] = y[below_rows[r]];
+        sgemv_("T", &n_below, &n_cols, &minus, block + n_cols, &n_rows, below, &one, &plus,
+               y + first, &one, 1);
+      }
+      strsv_("L", "T", "N", &n_cols, block, &n_rows, y + first, &one, 1, 1, 1);
+    }
+    for (std::size_t k = 0; k < n; ++k) x(perm[k]) = static_cast<double>(y[k]);
+  }
   [[nodiscard]] double factor_nonzeros() const override {
     if (!factor_) return 0.0;
     return factor_->is_super ? static_cast<double>(factor_->xsize)
@@ -378,9 +489,13 @@ class CholmodSolver final : public LinearSolver {
 
   [[nodiscard]] std::string name() const override { return "CHOLMOD supernodal Cholesky"; }
   [[nodiscard]] std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const override {
-    return make_cholmod_solver();
+    return std::make_unique<CholmodSolver>(true);
   }
   [[nodiscard]] bool is_serial_factorization() const override { return true; }
+  void keep_full_precision() override { single_precision_inverse_ = false; }
+  [[nodiscard]] bool holds_lower_precision_factor() const override {
+    return single_values_ != nullptr;
+  }
 
  private:
   mutable cholmod_common common_{};
@@ -392,6 +507,13 @@ class CholmodSolver final : public LinearSolver {
   mutable cholmod_dense* solution_work_ = nullptr;
   mutable cholmod_dense* y_work_ = nullptr;
   mutable cholmod_dense* e_work_ = nullptr;
+  // The single-precision factor (keep_single_precision_factor): its values,
+  // in a block CHOLMOD allocated (single_values_size_ doubles), and the
+  // sweeps' vectors (guarded by solve_mutex_).
+  bool single_precision_inverse_ = false;
+  float* single_values_ = nullptr;
+  std::size_t single_values_size_ = 0;
+  mutable std::vector<float> single_x_, single_below_;
 };
 
 }  // namespace

@@ -69,8 +69,9 @@ class LinearSolver {
   /// an iterative backend its own preconditioner once (PETSc: one V-cycle
   /// of GAMG or BoomerAMG, no Krylov iteration; a fixed linear operator),
   /// counted as one Krylov iteration; a direct backend solves (this
-  /// default). For a preconditioner that a Krylov method around it corrects
-  /// (the sparse contact path's P).
+  /// default), CHOLMOD's solver made by new_solver_for_preconditioning with
+  /// its factor in single precision. For a preconditioner that a Krylov
+  /// method around it corrects (the sparse contact path's P).
   virtual void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const { solve_in_place(x); }
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
@@ -94,8 +95,20 @@ class LinearSolver {
   /// path's P = K_ff + springs, inside a flexible GMRES). An iterative
   /// backend solves it with a Krylov method that does not need its own
   /// preconditioner to be positive definite (PETSc: GMRES instead of CG;
-  /// GAMG's V-cycle on P was not, on small meshes).
+  /// GAMG's V-cycle on P was not, on small meshes). CHOLMOD keeps that
+  /// solver's factor in single precision only (half the memory between
+  /// factorizations, about half the time per solve): it is applied by
+  /// apply_approximate_inverse, and its solve() and solve_in_place() throw.
   [[nodiscard]] virtual std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const = 0;
+  /// For a solver that keeps its factor in a lower precision (CHOLMOD's
+  /// from new_solver_for_preconditioning): from the next factorization on,
+  /// keeps it in full precision, and solve() works again. Where a lower
+  /// precision's rounding costs its Krylov method more than it saves (the
+  /// sparse contact path, once a step needs the long restart). Otherwise
+  /// nothing to do (this default).
+  virtual void keep_full_precision() {}
+  /// True while the factor held is in a lower precision (above).
+  [[nodiscard]] virtual bool holds_lower_precision_factor() const { return false; }
   /// True for a backend whose solves stop at a residual tolerance (PETSc's
   /// Krylov methods), false for a direct one (CHOLMOD, MUMPS).
   [[nodiscard]] virtual bool is_iterative() const { return false; }

@@ -450,7 +450,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
             fallbacks_,
             long_restart_steps_,
             long_restart_refused_steps_,
-            corrections_};
+            corrections_,
+            single_precision_steps_};
   }
 
  private:
@@ -564,6 +565,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
+  long single_precision_steps_ = 0;
   Gmres gmres_{short_restart};  // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
   // needed (and used for every step from then on): up to 2 x 161 vectors of
@@ -640,7 +642,10 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
     set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
   z.resize(size());
   z.head(n_free_) = scaled.head(n_free_);
-  if (applies_one_cycle())
+  // A direct P's approximate inverse is its factor's solve, in single
+  // precision where the backend keeps it so (CHOLMOD: about half the time
+  // of a double sweep; Gmres is flexible, so its rounding is corrected).
+  if (applies_one_cycle() || !p_factor_->is_iterative())
     p_factor_->apply_approximate_inverse(z.head(n_free_));
   else
     p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
@@ -789,6 +794,14 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     iterations_ += gmres_.spent();
     if (start_long_restart()) {
       recount_ = true;  // the refresh rule compares long-restart steps from here on
+      if (p_factor_->holds_lower_precision_factor()) {
+        // The stages that need the long restart are those where P's
+        // single-precision rounding cost twice the Newton steps (N = 24,
+        // case C; docs/performance.md, "P in single precision"): P is kept
+        // in double from here on, like the long restart itself.
+        p_factor_->keep_full_precision();
+        factorize(equations.rho);
+      }
       used = solve_with_long_restart(rows_tolerance);
     } else {
       // The step fails, as it did before the fallback existed: the contact
@@ -805,6 +818,7 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
                                  ? 0.8 * seconds_per_iteration_ + 0.2 * per_iteration
                                  : per_iteration;
   }
+  if (p_factor_->holds_lower_precision_factor()) ++single_precision_steps_;
   last_iterations_ = used < 0 ? Gmres::max_iterations : used;
   if (fresh_ || recount_) fresh_iterations_ = last_iterations_;
   recount_ = false;

@@ -84,6 +84,61 @@ TEST(LinearSolver, CholmodAnalysisGivesTheSizeOfTheFactorWithoutTouchingTheHeldO
   EXPECT_GT(fresh->factor_nonzeros(), static_cast<double>(lower.nonZeros()));  // a real fill-in
 }
 
+// The sparse contact path's P (new_solver_for_preconditioning): CHOLMOD's
+// factor kept in single precision, applied by apply_approximate_inverse.
+// Against the exact double solve: float rounding (well below the 1e-5 a
+// preconditioner inside a flexible GMRES may have, above the 1e-12 of a
+// double solve, which would mean the copy was not made); a refactorization
+// on the kept analysis (the values were dropped) solves the new matrix; the
+// exact solves are refused, since no double factor is held. After
+// keep_full_precision (the sparse path, once a step needs the long
+// restart), the next factorization on the same analysis is kept in double:
+// its approximate inverse is the exact solve to round-off, and solve()
+// works again.
+TEST(LinearSolver, CholmodPreconditionerSolvesInSinglePrecisionAndRefactorizes) {
+  const PunchSystem system = punch_system();
+  SparseMatrix lower = system.k_ff.triangularView<Eigen::Lower>();
+  lower.makeCompressed();
+  auto exact = make_cholmod_solver();
+  auto preconditioner = exact->new_solver_for_preconditioning();
+  const Eigen::VectorXd b = Eigen::VectorXd::Random(system.k_ff.rows());
+  for (const double spring : {0.0, 1e6}) {
+    // The second matrix: stiff springs on the bottom dofs (as P's penalties).
+    SparseMatrix p = lower;
+    for (const int dof : system.bottom_dofs) p.coeffRef(dof, dof) *= 1.0 + spring;
+    exact->factorize_lower(p, false);
+    preconditioner->factorize_lower(p, spring > 0.0);
+    EXPECT_EQ(preconditioner->factor_nonzeros(), exact->factor_nonzeros());
+    Eigen::VectorXd x_exact = b, x = b;
+    exact->solve_in_place(x_exact);
+    preconditioner->apply_approximate_inverse(x);
+    const double error = (x - x_exact).norm() / x_exact.norm();
+    EXPECT_LT(error, 1e-5) << spring;
+    EXPECT_GT(error, 1e-12) << spring;
+    EXPECT_TRUE(preconditioner->holds_lower_precision_factor());
+  }
+  Eigen::MatrixXd x;
+  EXPECT_THROW(preconditioner->solve(Eigen::MatrixXd(b), x), NumericalError);
+  Eigen::VectorXd y = b;
+  EXPECT_THROW(preconditioner->solve_in_place(y), NumericalError);
+
+  preconditioner->keep_full_precision();
+  EXPECT_TRUE(preconditioner->holds_lower_precision_factor());  // until the next factorization
+  SparseMatrix p = lower;
+  for (const int dof : system.bottom_dofs) p.coeffRef(dof, dof) *= 1.0 + 1e3;
+  exact->factorize_lower(p, false);
+  preconditioner->factorize_lower(p, true);
+  EXPECT_FALSE(preconditioner->holds_lower_precision_factor());
+  Eigen::VectorXd x_exact = b, x_approximate = b;
+  exact->solve_in_place(x_exact);
+  preconditioner->apply_approximate_inverse(x_approximate);
+  EXPECT_LT((x_approximate - x_exact).norm() / x_exact.norm(), 1e-12);
+  y = b;
+  preconditioner->solve_in_place(y);
+  EXPECT_LT((y - x_exact).norm() / x_exact.norm(), 1e-12);
+  EXPECT_FALSE(exact->holds_lower_precision_factor());
+}
+
 TEST(LinearSolver, NonPositiveDefiniteMatrixIsANumericalError) {
   SparseMatrix a(2, 2);
   a.insert(0, 0) = 1.0;

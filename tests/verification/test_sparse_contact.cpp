@@ -551,7 +551,8 @@ TEST(SparseNewtonStep, TakesTheLongRestartThatFitsInHalfTheMemory) {
 /// counts, and (if solved) the step checked against its equations.
 struct BeyondTheShortRestart {
   bool solved = false;
-  long long_restart_steps = -1, refused_steps = -1;
+  long long_restart_steps = -1, refused_steps = -1, single_precision_steps = -1;
+  long factorizations = -1;
   StepCheck check{1.0, 1.0};
 };
 BeyondTheShortRestart solve_step_beyond_the_short_restart(
@@ -587,6 +588,8 @@ BeyondTheShortRestart solve_step_beyond_the_short_restart(
   outcome.solved = step->solve(equations, 1e-8, dr, dv);
   outcome.long_restart_steps = step->work().long_restart_steps;
   outcome.refused_steps = step->work().long_restart_refused_steps;
+  outcome.single_precision_steps = step->work().single_precision_steps;
+  outcome.factorizations = step->work().factorizations;
   if (!outcome.solved) return outcome;
   EXPECT_GT(step->work().iterations, 80);  // the short restart's two cycles, then the long one
   outcome.check = check_step(w, equations, dr, dv);
@@ -610,12 +613,18 @@ TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
   EXPECT_EQ(plenty.refused_steps, 0);
   EXPECT_LE(plenty.check.relative_residual, 1e-6);
   EXPECT_LE(plenty.check.motion_mismatch, 1e-11);
+  // CHOLMOD's P, in single precision until then, is factorized again in
+  // double for the long restart: the step counts as a double one.
+  EXPECT_EQ(plenty.single_precision_steps, 0);
+  EXPECT_EQ(plenty.factorizations, 2);
   // 1 MB: the set-up's own choices are forced here; the long restart's
   // vectors (2 x 161 of about 4000 unknowns: 10 MB) do not fit.
   const BeyondTheShortRestart scarce = solve_step_beyond_the_short_restart([] { return 1e6; });
   EXPECT_FALSE(scarce.solved);
   EXPECT_EQ(scarce.long_restart_steps, 0);
   EXPECT_EQ(scarce.refused_steps, 1);
+  EXPECT_EQ(scarce.single_precision_steps, 1);  // P stayed in single precision
+  EXPECT_EQ(scarce.factorizations, 1);
 }
 
 }  // namespace
