@@ -57,7 +57,7 @@ class CholmodSolver final : public LinearSolver {
   /// `single_precision_inverse`: a solver for a preconditioner (the sparse
   /// contact path's P, new_solver_for_preconditioning). Its factor is kept
   /// in single precision only, and it offers apply_approximate_inverse alone
-  /// (see keep_single_precision_factor).
+  /// (see keep_single_precision_factor), until keep_full_precision().
   explicit CholmodSolver(bool single_precision_inverse = false)
       : single_precision_inverse_(single_precision_inverse) {
     cholmod_start(&common_);

@@ -98,7 +98,8 @@ class LinearSolver {
   /// GAMG's V-cycle on P was not, on small meshes). CHOLMOD keeps that
   /// solver's factor in single precision only (half the memory between
   /// factorizations, about half the time per solve): it is applied by
-  /// apply_approximate_inverse, and its solve() and solve_in_place() throw.
+  /// apply_approximate_inverse, and its solve() and solve_in_place() throw
+  /// (until keep_full_precision(), below).
   [[nodiscard]] virtual std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const = 0;
   /// For a solver that keeps its factor in a lower precision (CHOLMOD's
   /// from new_solver_for_preconditioning): from the next factorization on,
