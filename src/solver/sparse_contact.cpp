@@ -6,7 +6,6 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -562,7 +561,6 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool fresh_ = false;             // no step solved since the factorization
   bool one_cycle_failed_ = false;  // a fallback has happened: P solved from then on
   bool recount_ = false;           // the next count is the first with P solved
-  double factorization_seconds_ = 0.0, seconds_per_iteration_ = 0.0;
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
   long single_precision_steps_ = 0;
@@ -707,10 +705,7 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
       if (held_slot_[3 * i + kk] >= 0)
         held_diagonal_[3 * i + kk] = op_->held_springs()[3 * i + kk] + spring(kk, kk);
   }
-  const auto start = std::chrono::steady_clock::now();
   p_factor_->factorize_lower(p_lower_, factorized_);
-  factorization_seconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   factorized_ = true;
   fresh_ = true;
   ++factorizations_;
@@ -773,7 +768,6 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
       p_factor_->is_iterative() ? std::min(tolerance, iterative_step_tolerance) : tolerance;
   const double rows_tolerance = scaled_rows_tolerance(step_tolerance, set_node_rows(equations));
   if (needs_factorization()) factorize(equations.rho);
-  const auto start = std::chrono::steady_clock::now();
   int used = solve_step_system(rows_tolerance);
   if (used < 0 && !fresh_) {
     // A factorization from earlier steps may be too far off: once more with
@@ -809,15 +803,7 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
       ++long_restart_refused_steps_;
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   iterations_ += std::max(used, 0);
-  if (used > 0) {
-    const double per_iteration = seconds / used;
-    seconds_per_iteration_ = seconds_per_iteration_ > 0.0
-                                 ? 0.8 * seconds_per_iteration_ + 0.2 * per_iteration
-                                 : per_iteration;
-  }
   if (p_factor_->holds_lower_precision_factor()) ++single_precision_steps_;
   last_iterations_ = used < 0 ? Gmres::max_iterations : used;
   if (fresh_ || recount_) fresh_iterations_ = last_iterations_;
