@@ -4,8 +4,11 @@
 #include <cholmod.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <numeric>
@@ -117,6 +120,7 @@ class CholmodSolver final : public LinearSolver {
     }
     if (single_precision_inverse_)
       throw NumericalError("factorize_and_condense on a preconditioner's CHOLMOD solver");
+    free_single_precision_factor();
     if (factor_) cholmod_free_factor(&factor_, &common_);
     SparseMatrix lower = a.triangularView<Eigen::Lower>();
     cholmod_sparse view = lower_view(lower);
@@ -315,7 +319,8 @@ class CholmodSolver final : public LinearSolver {
     single_values_ = static_cast<float*>(kept);
     single_values_size_ = size;
   }
-  void free_single_precision_factor() {
+  void free_single_precision_factor() const {
+    refinement_matrix_.reset();
     if (!single_values_) return;
     cholmod_free(single_values_size_, sizeof(double), single_values_, &common_);
     single_values_ = nullptr;
@@ -371,7 +376,26 @@ class CholmodSolver final : public LinearSolver {
 
  public:
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
+    solve_to_tolerance(b, x, 0.0);
+  }
+  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
+    solve_in_place_to_tolerance(x, 0.0);
+  }
+
+  // A direct solve ignores the tolerance; the single-precision factor of
+  // keep_factor_in_single_precision stops there. The mode is read under the
+  // lock: another analysis sharing this solver may change it.
+  void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
+                          double relative_tolerance) const override {
     if (!factor_ || b.rows() != n_) throw NumericalError("CHOLMOD solve before factorization");
+    // cholmod_common holds workspace and counters that cholmod_solve
+    // updates: analyses sharing this factorization take turns.
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
+    if (refinement_matrix_) {
+      x = b;
+      for (Eigen::Index j = 0; j < x.cols(); ++j) refined_solve(x.col(j), relative_tolerance);
+      return;
+    }
     if (single_values_) throw NumericalError("CHOLMOD solve with a preconditioner's factor");
     cholmod_dense rhs{};
     rhs.nrow = static_cast<size_t>(b.rows());
@@ -381,45 +405,94 @@ class CholmodSolver final : public LinearSolver {
     rhs.x = const_cast<double*>(b.data());
     rhs.xtype = CHOLMOD_REAL;
     rhs.dtype = CHOLMOD_DOUBLE;
-    // cholmod_common holds workspace and counters that cholmod_solve
-    // updates: analyses sharing this factorization take turns.
-    const std::lock_guard<std::mutex> lock(solve_mutex_);
     cholmod_dense* solution = cholmod_solve(CHOLMOD_A, factor_, &rhs, &common_);
     if (!solution) throw_solve_failure(b.cols());
     x = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(solution->x), b.rows(),
                                           b.cols());
     cholmod_free_dense(&solution, &common_);
   }
-
-  // cholmod_solve2 reuses the solution and its two workspaces when their
-  // sizes match: after the first call, a solve allocates nothing.
-  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
+  void solve_in_place_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
+                                   double relative_tolerance) const override {
     if (!factor_ || x.size() != n_) throw NumericalError("CHOLMOD solve before factorization");
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
+    if (refinement_matrix_) {
+      refined_solve(x, relative_tolerance);
+      return;
+    }
     if (single_values_) throw NumericalError("CHOLMOD solve with a preconditioner's factor");
+    direct_solve_in_place(x);
+  }
+
+  /// With the single-precision factor: x := (L L^T)^-1 x in single
+  /// precision (sweep_single_precision_factor). Otherwise the exact solve.
+  void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const override {
+    if (!factor_ || x.size() != n_) throw NumericalError("CHOLMOD solve before factorization");
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
+    if (single_values_)
+      sweep_single_precision_factor(x);
+    else
+      direct_solve_in_place(x);
+  }
+
+  // The double values are rounded in place as for a preconditioner's factor
+  // (keep_single_precision_factor: no second copy, so the peak stays one
+  // factor's values), and |A|_inf, the stopping test's scale, is measured
+  // once here.
+  bool keep_factor_in_single_precision(std::shared_ptr<const SparseMatrix> lower) override {
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
+    if (!factor_ || !factor_->is_super || single_values_ || single_precision_inverse_) return false;
+    if (!lower || lower->rows() != n_ || lower->cols() != n_)
+      throw NumericalError("keep_factor_in_single_precision: not the matrix factorized");
+    Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(n_);
+    for (Eigen::Index col = 0; col < lower->outerSize(); ++col)
+      for (SparseMatrix::InnerIterator it(*lower, col); it; ++it) {
+        row_sums(it.row()) += std::abs(it.value());
+        if (it.row() != col) row_sums(col) += std::abs(it.value());
+      }
+    matrix_norm_ = row_sums.maxCoeff();
+    keep_single_precision_factor();
+    if (!single_values_) return false;
+    refinement_matrix_ = std::move(lower);
+    return true;
+  }
+
+ private:
+  // cholmod_solve2 reuses the solution and its two workspaces when their
+  // sizes match: after the first call, a solve allocates nothing. The
+  // caller holds solve_mutex_.
+  void direct_solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
     cholmod_dense rhs{};
     rhs.nrow = rhs.nzmax = rhs.d = static_cast<size_t>(x.size());
     rhs.ncol = 1;
     rhs.x = x.data();
     rhs.xtype = CHOLMOD_REAL;
     rhs.dtype = CHOLMOD_DOUBLE;
-    const std::lock_guard<std::mutex> lock(solve_mutex_);
     if (!cholmod_solve2(CHOLMOD_A, factor_, &rhs, nullptr, &solution_work_, nullptr, &y_work_,
                         &e_work_, &common_))
       throw_solve_failure(1);
     x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(solution_work_->x), x.size());
   }
 
-  /// With the single-precision factor: x := (L L^T)^-1 x in single
-  /// precision, supernode by supernode (a triangular solve with the
-  /// diagonal block, a product with the rows below it), as CHOLMOD's own
-  /// solve does in double. Otherwise the exact solve.
-  void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const override {
-    if (!single_values_) {
-      solve_in_place(x);
-      return;
-    }
-    if (x.size() != n_) throw NumericalError("CHOLMOD solve before factorization");
-    const std::lock_guard<std::mutex> lock(solve_mutex_);
+  /// Where refined_solve does not converge: the matrix factorized again in
+  /// double (the numeric phase on the kept analysis), and direct solves
+  /// from then on, at the memory of the double factor. The answers do not
+  /// change, so this is done within a const solve. The caller holds
+  /// solve_mutex_.
+  void restore_double_precision_factor() const {
+    const std::shared_ptr<const SparseMatrix> matrix = refinement_matrix_;  // freed below
+    cholmod_sparse view =
+        lower_view(const_cast<SparseMatrix&>(*matrix));  // NOLINT: CHOLMOD reads it
+    free_single_precision_factor();
+    cholmod_factorize(&view, factor_, &common_);
+    if (common_.status < CHOLMOD_OK || factor_->minor < factor_->n)
+      throw_failure("factorization", view);
+  }
+
+  /// x := (L L^T)^-1 x in single precision, supernode by supernode (a
+  /// triangular solve with the diagonal block, a product with the rows
+  /// below it), as CHOLMOD's own solve does in double. The caller holds
+  /// solve_mutex_.
+  void sweep_single_precision_factor(Eigen::Ref<Eigen::VectorXd> x) const {
     const auto n = static_cast<std::size_t>(n_);
     const int* perm = static_cast<const int*>(factor_->Perm);
     const int* super = static_cast<const int*>(factor_->super);
@@ -459,6 +532,94 @@ class CholmodSolver final : public LinearSolver {
     }
     for (std::size_t k = 0; k < n; ++k) x(perm[k]) = static_cast<double>(y[k]);
   }
+
+  /// x := A^-1 x (x holds b on entry) by conjugate gradients on A in double
+  /// (refinement_matrix_), preconditioned by the single-precision factor:
+  /// M = L~ L~^T is SPD and M^-1 A = I + O(kappa(A) u_single), so each
+  /// iteration gains digits (the iterative refinement of a mixed-precision
+  /// Cholesky solve, accelerated by CG, which also copes where kappa
+  /// u_single is near 1). Flexible (Polak-Ribiere) beta, since the rounded
+  /// sweeps are not exactly one linear operator. Stops where the backward
+  /// error is a direct solve's, |b - A x|_inf <= 2 eps |A|_inf |x|_inf, or
+  /// where the residual stops falling; accepted within LAPACK's dsposv test
+  /// (sqrt(n) eps |A|_inf |x|_inf), else the factor is made again in double
+  /// (restore_double_precision_factor) and the solve is direct. With a relative tolerance
+  /// > 0, also stops at |b - A x|_2 <= tolerance |b|_2 (an inexact solve
+  /// asked for; LinearSolver::solve_in_place_to_tolerance). The caller holds
+  /// solve_mutex_.
+  void refined_solve(Eigen::Ref<Eigen::VectorXd> x, double relative_tolerance) const {
+    const SparseMatrix& a = *refinement_matrix_;
+    const auto product = a.selfadjointView<Eigen::Lower>();
+    refine_b_ = x;
+    ++refined_solves_;
+    const double b_norm = refine_b_.norm();
+    x.setZero();
+    if (!(b_norm > 0.0)) return;
+    const double eps = std::numeric_limits<double>::epsilon();
+    const double wanted = 2.0 * eps * matrix_norm_;
+    const double accepted = std::sqrt(static_cast<double>(n_)) * eps * matrix_norm_;
+    const double asked = relative_tolerance > 0.0 ? relative_tolerance * b_norm : 0.0;
+    Eigen::VectorXd& r = refine_r_;
+    Eigen::VectorXd& z = refine_z_;
+    Eigen::VectorXd& p = refine_p_;
+    Eigen::VectorXd& q = refine_q_;
+    r = refine_b_;
+    z = r;
+    sweep_single_precision_factor(z);
+    p = z;
+    double rz = r.dot(z);
+    double best = r.lpNorm<Eigen::Infinity>();
+    int without_progress = 0;
+    constexpr int max_iterations = 200;
+    for (int iteration = 0; iteration < max_iterations; ++iteration) {
+      q.noalias() = product * p;
+      const double pq = p.dot(q);
+      if (!(pq > 0.0) || !std::isfinite(pq)) break;
+      const double alpha = rz / pq;
+      x += alpha * p;
+      r -= alpha * q;
+      ++refinement_iterations_;
+      const double r_inf = r.lpNorm<Eigen::Infinity>();
+      const double x_inf = x.lpNorm<Eigen::Infinity>();
+      if (r_inf <= wanted * x_inf || (asked > 0.0 && r.norm() <= asked)) {
+        // The recursive residual drifts from b - A x: confirm with the true one.
+        q = refine_b_;
+        q.noalias() -= product * x;
+        if (q.lpNorm<Eigen::Infinity>() <= accepted * x_inf || (asked > 0.0 && q.norm() <= asked))
+          return;
+        r = q;  // start again from the true residual
+        z = r;
+        sweep_single_precision_factor(z);
+        p = z;
+        rz = r.dot(z);
+        if (++without_progress == 3) break;
+        continue;
+      }
+      if (r_inf < 0.5 * best) {
+        best = r_inf;
+        without_progress = 0;
+      } else if (++without_progress == 3) {
+        break;
+      }
+      z = r;
+      sweep_single_precision_factor(z);
+      const double rz_next = r.dot(z);
+      const double beta = -alpha * z.dot(q) / rz;  // z . (r_next - r) / rz
+      rz = rz_next;
+      p = z + beta * p;
+    }
+    q = refine_b_;
+    q.noalias() -= product * x;
+    const double r_inf = q.lpNorm<Eigen::Infinity>();
+    if (r_inf <= accepted * x.lpNorm<Eigen::Infinity>() && x.allFinite()) return;
+    // Too ill-conditioned for the rounded factor (kappa u_single far above
+    // 1): back to double for the rest of the run, and this solve direct.
+    restore_double_precision_factor();
+    x = refine_b_;
+    direct_solve_in_place(x);
+  }
+
+ public:
   [[nodiscard]] double factor_nonzeros() const override {
     if (!factor_) return 0.0;
     return factor_->is_super ? static_cast<double>(factor_->xsize)
@@ -492,6 +653,10 @@ class CholmodSolver final : public LinearSolver {
     return std::make_unique<CholmodSolver>(true);
   }
   [[nodiscard]] bool is_serial_factorization() const override { return true; }
+  // Counted while the factor is kept in single precision (its solves are
+  // then conjugate gradients); a direct solve counts nothing, as before.
+  [[nodiscard]] long solve_count() const override { return refined_solves_; }
+  [[nodiscard]] long krylov_iterations() const override { return refinement_iterations_; }
   void keep_full_precision() override { single_precision_inverse_ = false; }
   [[nodiscard]] bool holds_lower_precision_factor() const override {
     return single_values_ != nullptr;
@@ -511,9 +676,17 @@ class CholmodSolver final : public LinearSolver {
   // in a block CHOLMOD allocated (single_values_size_ doubles), and the
   // sweeps' vectors (guarded by solve_mutex_).
   bool single_precision_inverse_ = false;
-  float* single_values_ = nullptr;
-  std::size_t single_values_size_ = 0;
+  // Mutable: restore_double_precision_factor, within a const solve, frees them.
+  mutable float* single_values_ = nullptr;
+  mutable std::size_t single_values_size_ = 0;
   mutable std::vector<float> single_x_, single_below_;
+  // keep_factor_in_single_precision: the matrix that refined_solve iterates
+  // on (the caller's lower triangle), |A|_inf, and the iteration's vectors
+  // (guarded by solve_mutex_).
+  mutable std::shared_ptr<const SparseMatrix> refinement_matrix_;
+  double matrix_norm_ = 0.0;
+  mutable Eigen::VectorXd refine_b_, refine_r_, refine_z_, refine_p_, refine_q_;
+  mutable long refined_solves_ = 0, refinement_iterations_ = 0;
 };
 
 }  // namespace

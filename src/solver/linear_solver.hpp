@@ -108,6 +108,21 @@ class LinearSolver {
   /// sparse contact path, once a step needs the long restart). Otherwise
   /// nothing to do (this default).
   virtual void keep_full_precision() {}
+  /// Keeps the factor held in single precision from now on (half its
+  /// memory) and solves by conjugate gradients on `lower` (the lower
+  /// triangle of the matrix factorized, in double) preconditioned by it,
+  /// to a direct solve's backward error: solve() and solve_in_place() keep
+  /// their digits, at a few sweeps of the rounded factor each, and the
+  /// *_to_tolerance solves stop at the tolerance asked. For the sparse
+  /// contact path's K_ff, whose factor would otherwise sit in double beside
+  /// P's (docs/performance.md, "K_ff's factor in single precision"). Until
+  /// the next factorization. Safe while other threads solve. Returns false
+  /// where the backend does not (this default; also a factor already in a
+  /// lower precision).
+  virtual bool keep_factor_in_single_precision(std::shared_ptr<const SparseMatrix> lower) {
+    static_cast<void>(lower);
+    return false;
+  }
   /// True while the factor held is in a lower precision (above).
   [[nodiscard]] virtual bool holds_lower_precision_factor() const { return false; }
   /// True for a backend whose solves stop at a residual tolerance (PETSc's

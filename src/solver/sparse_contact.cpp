@@ -40,7 +40,7 @@ double largest_eigenvalue(const Eigen::Matrix3d& a) {
 // The operator
 
 std::shared_ptr<const SparseDelassusOperator> SparseDelassusOperator::create(
-    std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
+    std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<LinearSolver> k_factor,
     ContactDofs dofs, SparseOperatorChoices choices) {
   std::shared_ptr<SparseDelassusOperator> op(
       new SparseDelassusOperator(std::move(k_lower), std::move(k_factor), std::move(dofs)));
@@ -105,7 +105,7 @@ SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
 }
 
 SparseDelassusOperator::SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
-                                               std::shared_ptr<const LinearSolver> k_factor,
+                                               std::shared_ptr<LinearSolver> k_factor,
                                                ContactDofs dofs)
     : k_lower_(std::move(k_lower)), k_factor_(std::move(k_factor)), dofs_(std::move(dofs)) {
   const int m = dofs_.n_nodes();
@@ -1028,6 +1028,13 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
 std::unique_ptr<SparseNewtonStep> SparseDelassusOperator::make_newton_step() const {
   if (preconditioner() == SparsePreconditionerChoice::own_factor)
     return std::make_unique<OwnFactorNewtonStep>(shared_from_this());
+  // P's factor is as large as K_ff's: with both in double the run would
+  // hold twice the roller run's factor at P's factorization. K_ff's is kept
+  // in single precision before P's is first made, and its solves refined
+  // (LinearSolver::keep_factor_in_single_precision): a few per increment,
+  // against P's dozens, each a few single-precision sweeps.
+  std::call_once(stiffness_factor_rounded_,
+                 [this] { k_factor_->keep_factor_in_single_precision(k_lower_); });
   return std::make_unique<SparseNewtonStepSolver>(shared_from_this());
 }
 

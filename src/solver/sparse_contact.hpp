@@ -65,9 +65,11 @@ class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
   /// `k_lower`: the lower triangle of K_ff (compressed); `k_factor`: K_ff's
-  /// factorization, shared with the analysis.
+  /// factorization, shared with the analysis (with a second factorization
+  /// for the Newton steps, make_newton_step keeps it in single precision:
+  /// LinearSolver::keep_factor_in_single_precision).
   static std::shared_ptr<const SparseDelassusOperator> create(
-      std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<const LinearSolver> k_factor,
+      std::shared_ptr<const SparseMatrix> k_lower, std::shared_ptr<LinearSolver> k_factor,
       ContactDofs dofs, SparseOperatorChoices choices = {});
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
@@ -111,7 +113,7 @@ class SparseDelassusOperator final : public DelassusOperator,
 
  private:
   SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
-                         std::shared_ptr<const LinearSolver> k_factor, ContactDofs dofs);
+                         std::shared_ptr<LinearSolver> k_factor, ContactDofs dofs);
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
   void estimate_diagonal_blocks(const std::function<void(const std::string&)>& progress);
@@ -126,13 +128,15 @@ class SparseDelassusOperator final : public DelassusOperator,
   static constexpr int sample_nodes_per_solve = 4;
 
   std::shared_ptr<const SparseMatrix> k_lower_;
-  std::shared_ptr<const LinearSolver> k_factor_;
+  // Not const: make_newton_step may keep its factor in single precision.
+  std::shared_ptr<LinearSolver> k_factor_;
   ContactDofs dofs_;
   std::vector<double> held_springs_;
   std::vector<Eigen::Matrix3d> diagonal_estimates_;
   mutable SparsePreconditionerChoice preconditioner_ = SparsePreconditionerChoice::automatic;
   std::function<double()> available_memory_;
   mutable std::once_flag preconditioner_decided_;
+  mutable std::once_flag stiffness_factor_rounded_;
 };
 
 /// Whether a second factorization as large as `factor_nonzeros` (plus a copy

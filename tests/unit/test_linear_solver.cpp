@@ -4,7 +4,10 @@
 // orders the condensed unknowns last must still solve A x = b.
 #include <gtest/gtest.h>
 
+#include <Eigen/QR>
 #include <cmath>
+#include <limits>
+#include <memory>
 
 #include "core/errors.hpp"
 #include "fem/elasticity.hpp"
@@ -19,8 +22,8 @@ struct PunchSystem {
   std::vector<int> bottom_dofs;  // free-dof indices of the bottom nodes
 };
 
-PunchSystem punch_system() {
-  const Mesh mesh = generate_cylinder({10.0, 10.0, 6, 6, 3});
+PunchSystem punch_system(const CylinderParams& params = {10.0, 10.0, 6, 6, 3}) {
+  const Mesh mesh = generate_cylinder(params);
   const SparseMatrix k = assemble_stiffness(mesh, isotropic_elasticity(210000.0, 0.3));
   std::vector<bool> prescribed(k.rows(), false);
   for (int node : mesh.node_set("top"))
@@ -137,6 +140,119 @@ TEST(LinearSolver, CholmodPreconditionerSolvesInSinglePrecisionAndRefactorizes) 
   preconditioner->solve_in_place(y);
   EXPECT_LT((y - x_exact).norm() / x_exact.norm(), 1e-12);
   EXPECT_FALSE(exact->holds_lower_precision_factor());
+}
+
+// K_ff's factor kept in single precision (the sparse contact path's, beside
+// P's): its solves, conjugate gradients preconditioned by the rounded
+// factor, must still be a direct solve's: the backward error within
+// LAPACK's dsposv test, sqrt(n) eps |A|_inf |x|_inf, and the answer the
+// double factor's to what the condition number allows. Checked on the
+// punch and on a slender, graded cylinder whose stiffness is far worse
+// conditioned (thin elements at the rim and the bottom, bending), one and
+// several right-hand sides; an inexact solve stops at the tolerance asked,
+// in fewer iterations; a new factorization is in double again.
+TEST(LinearSolver, CholmodFactorInSinglePrecisionSolvesToTheDirectSolvesBackwardError) {
+  CylinderParams slender{2.0, 60.0, 4, 4, 30};
+  slender.rim_grading = 4.0;
+  slender.bottom_grading = 3.0;
+  for (const CylinderParams& params : {CylinderParams{10.0, 10.0, 6, 6, 3}, slender}) {
+    const PunchSystem system = punch_system(params);
+    auto lower = std::make_shared<SparseMatrix>(system.k_ff.triangularView<Eigen::Lower>());
+    lower->makeCompressed();
+    auto exact = make_cholmod_solver();
+    auto rounded = make_cholmod_solver();
+    exact->factorize_lower(*lower, false);
+    rounded->factorize_lower(*lower, false);
+    const Eigen::MatrixXd b = Eigen::MatrixXd::Random(lower->rows(), 3);
+    Eigen::MatrixXd x_exact;
+    exact->solve(b, x_exact);
+
+    ASSERT_TRUE(rounded->keep_factor_in_single_precision(lower));
+    EXPECT_TRUE(rounded->holds_lower_precision_factor());
+    EXPECT_FALSE(rounded->keep_factor_in_single_precision(lower));  // already
+    EXPECT_EQ(rounded->factor_nonzeros(), exact->factor_nonzeros());
+    double a_norm = 0.0;  // |A|_inf = |A|_1: the largest column sum
+    for (Eigen::Index col = 0; col < system.k_ff.outerSize(); ++col) {
+      double sum = 0.0;
+      for (SparseMatrix::InnerIterator it(system.k_ff, col); it; ++it) sum += std::abs(it.value());
+      a_norm = std::max(a_norm, sum);
+    }
+    const double eps = std::numeric_limits<double>::epsilon();
+    Eigen::MatrixXd x;
+    rounded->solve(b, x);
+    ASSERT_EQ(x.cols(), 3);
+    for (Eigen::Index j = 0; j < 3; ++j) {
+      const double x_norm = x.col(j).lpNorm<Eigen::Infinity>();
+      const Eigen::VectorXd residual = b.col(j) - system.k_ff * x.col(j);
+      const Eigen::VectorXd direct_residual = b.col(j) - system.k_ff * x_exact.col(j);
+      // A backward error of a few eps, as the direct solve's own.
+      EXPECT_LE(residual.lpNorm<Eigen::Infinity>(), 4.0 * eps * a_norm * x_norm) << params.height;
+      EXPECT_LE(direct_residual.lpNorm<Eigen::Infinity>(), 4.0 * eps * a_norm * x_norm);
+      // The punch is well conditioned: both answers agree to many digits.
+      if (params.height == 10.0) {
+        EXPECT_LT((x.col(j) - x_exact.col(j)).norm(), 1e-11 * x_exact.col(j).norm());
+      }
+    }
+    EXPECT_EQ(rounded->solve_count(), 3);
+    const long full_iterations = rounded->krylov_iterations();
+    EXPECT_GE(full_iterations, 3);
+
+    Eigen::VectorXd y = b.col(0);
+    rounded->solve_in_place(y);
+    EXPECT_EQ((y - x.col(0)).norm(), 0.0);  // the same iteration, in place
+    const long one_full = rounded->krylov_iterations() - full_iterations;
+    y = b.col(0);
+    rounded->solve_in_place_to_tolerance(y, 1e-4);
+    const long one_loose = rounded->krylov_iterations() - full_iterations - one_full;
+    EXPECT_LE((b.col(0) - system.k_ff * y).norm(), 1e-4 * b.col(0).norm());
+    EXPECT_LT(one_loose, one_full);
+    y.setZero();
+    rounded->solve_in_place(y);
+    EXPECT_EQ(y.norm(), 0.0);
+
+    rounded->factorize_lower(*lower, true);
+    EXPECT_FALSE(rounded->holds_lower_precision_factor());
+    const long solves = rounded->solve_count();
+    rounded->solve(b, x);
+    EXPECT_LT((x - x_exact).norm(), 1e-12 * x_exact.norm());
+    EXPECT_EQ(rounded->solve_count(), solves);  // a direct solve again
+  }
+  // A preconditioner's solver is single already: nothing to do there.
+  const PunchSystem system = punch_system();
+  auto lower = std::make_shared<SparseMatrix>(system.k_ff.triangularView<Eigen::Lower>());
+  lower->makeCompressed();
+  auto preconditioner = make_cholmod_solver()->new_solver_for_preconditioning();
+  preconditioner->factorize_lower(*lower, false);
+  EXPECT_FALSE(preconditioner->keep_factor_in_single_precision(lower));
+}
+
+// A matrix too ill-conditioned for a single-precision factor (kappa 1e15:
+// the rounded factor's M^-1 A is nowhere near I): the solve falls back to
+// the factor in double, made again, and answers as the direct solve.
+TEST(LinearSolver, CholmodFactorInSinglePrecisionFallsBackToDoubleWhereItCannotConverge) {
+  constexpr int n = 60;
+  const Eigen::MatrixXd q =
+      Eigen::HouseholderQR<Eigen::MatrixXd>(Eigen::MatrixXd::Random(n, n)).householderQ();
+  Eigen::VectorXd eigenvalues(n);
+  for (int k = 0; k < n; ++k) eigenvalues(k) = std::pow(10.0, 15.0 * k / (n - 1));
+  const Eigen::MatrixXd dense = q * eigenvalues.asDiagonal() * q.transpose();
+  auto lower = std::make_shared<SparseMatrix>(
+      Eigen::MatrixXd(dense.triangularView<Eigen::Lower>()).sparseView());
+  lower->makeCompressed();
+  auto exact = make_cholmod_solver();
+  auto rounded = make_cholmod_solver();
+  exact->factorize_lower(*lower, false);
+  rounded->factorize_lower(*lower, false);
+  ASSERT_TRUE(rounded->keep_factor_in_single_precision(lower));
+  const Eigen::VectorXd b = Eigen::VectorXd::Random(n);
+  Eigen::VectorXd x_exact = b, x = b;
+  exact->solve_in_place(x_exact);
+  rounded->solve_in_place(x);
+  EXPECT_FALSE(rounded->holds_lower_precision_factor());
+  EXPECT_EQ((x - x_exact).norm(), 0.0);  // the same factor, the same solve
+  x = b;
+  rounded->solve_in_place(x);
+  EXPECT_EQ((x - x_exact).norm(), 0.0);
 }
 
 TEST(LinearSolver, NonPositiveDefiniteMatrixIsANumericalError) {

@@ -96,6 +96,15 @@ long expect_same_runs(const Case& dense_case, const Mesh& mesh,
   const Eigen::VectorXd& ua = dense.displacement();
   EXPECT_LE((sparse.displacement() - ua).lpNorm<Eigen::Infinity>(),
             1e-8 * ua.lpNorm<Eigen::Infinity>());
+  // With a second factorization (CHOLMOD's), K_ff's factor is kept in single
+  // precision from the first Newton step on, and these results come from its
+  // refined solves (LinearSolver::keep_factor_in_single_precision).
+  const bool single_stiffness_factor =
+      !petsc && preconditioner == SparsePreconditionerChoice::stiffness_factor && steps > 0;
+  EXPECT_EQ(sparse.linear_solver().holds_lower_precision_factor(), single_stiffness_factor);
+  if (single_stiffness_factor) {
+    EXPECT_GT(sparse.linear_solver().solve_count(), 0);
+  }
   if (petsc)
     std::cout << "PETSc cg_gamg sparse path: " << steps << " Newton steps, " << fallbacks
               << " solved again with P solved\n";
