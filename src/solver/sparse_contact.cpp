@@ -72,7 +72,7 @@ int long_restart_that_fits(int wanted, int short_restart, double unknowns, doubl
 }
 
 bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, double available_bytes) {
-  const double second = 1.1 * 8.0 * factor_nonzeros + 12.0 * stiffness_nonzeros;
+  const double second = (1.1 * 8.0 - 4.0) * factor_nonzeros + 12.0 * stiffness_nonzeros;
   return second <= 0.5 * available_bytes;
 }
 

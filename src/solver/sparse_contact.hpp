@@ -141,8 +141,11 @@ class SparseDelassusOperator final : public DelassusOperator,
 
 /// Whether a second factorization as large as `factor_nonzeros` (plus a copy
 /// of K's lower triangle, `stiffness_nonzeros`) fits in half of
-/// `available_bytes`; this is how `automatic` chooses (bytes: 8 per factor
-/// entry and 12 per stiffness entry, plus a tenth for CHOLMOD's workspace).
+/// `available_bytes`; this is how `automatic` chooses. Counted is what it
+/// adds at its peak: P's factor in double while it is computed (8 bytes an
+/// entry, plus a tenth for CHOLMOD's workspace) less the 4 bytes an entry
+/// that K_ff's factor gives back when it goes to single precision just
+/// before (make_newton_step), and 12 bytes per stiffness entry.
 [[nodiscard]] bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros,
                                       double available_bytes);
 
