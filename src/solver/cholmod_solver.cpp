@@ -291,7 +291,9 @@ class CholmodSolver final : public LinearSolver {
   // them), and a triangular sweep of a large factor runs at the speed of
   // memory: half the bytes, about half the time (one BLAS thread: 0.051 s
   // against CHOLMOD's 0.099 s at 102,515 unknowns; docs/performance.md, "P in
-  // single precision"). The double values are rounded in place, the block shrunk
+  // single precision"); K_ff's solves (keep_factor_in_single_precision) get
+  // their digits back from CG on the double matrix. The double values are
+  // rounded in place, the block shrunk
   // to their size (glibc shrinks a large block where it is, so the peak
   // stays one factor's values) and taken from the factor, which CHOLMOD
   // then holds as its symbolic analysis alone, for the next factorization.

@@ -54,7 +54,9 @@ class LinearSolver {
   /// inexact Newton step's Krylov iteration): an iterative backend may stop
   /// at the relative residual `relative_tolerance` of each column, but never
   /// before its own tolerance (a tolerance of 0 or less: its own, as
-  /// solve()); a direct one solves as always (these defaults).
+  /// solve()); a direct one solves as always (these defaults), except
+  /// where its factor is kept in single precision and its solves are
+  /// iterated (keep_factor_in_single_precision): they stop there too.
   virtual void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
                                   double relative_tolerance) const {
     static_cast<void>(relative_tolerance);
@@ -142,7 +144,9 @@ class LinearSolver {
   virtual void set_rigid_body_modes(const Eigen::MatrixXd& modes) { static_cast<void>(modes); }
   [[nodiscard]] virtual bool uses_rigid_body_modes() const { return false; }
   /// Counters for reports: right-hand sides solved, and the iterations of
-  /// an iterative backend over all of them (0 for a direct one).
+  /// an iterative backend over all of them (0 for a direct one; CHOLMOD
+  /// counts the solves it iterates on its single-precision factor,
+  /// keep_factor_in_single_precision).
   [[nodiscard]] virtual long solve_count() const { return 0; }
   [[nodiscard]] virtual long krylov_iterations() const { return 0; }
 };
