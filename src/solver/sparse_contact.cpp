@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -65,7 +66,7 @@ double SparseDelassusOperator::available_memory() const {
 }
 
 int long_restart_that_fits(int wanted, int short_restart, double unknowns, double available_bytes) {
-  const double per_unit = 2.0 * 8.0 * unknowns;
+  const double per_unit = (8.0 + 4.0) * unknowns;  // a basis vector and a single-precision z
   const double units = std::floor((0.5 * available_bytes - 8.0 * unknowns) / per_unit);
   if (!(units > short_restart)) return 0;  // also a memory figure that is not a number
   return units >= wanted ? wanted : static_cast<int>(units);
@@ -270,19 +271,34 @@ void SparseDelassusOperator::sample_compliance_ratios(int first, int last,
 
 namespace {
 
+/// The default limit on a Gmres solve's iterations.
+constexpr int gmres_max_iterations = 240;
+
 /// Restarted GMRES with right preconditioning (Saad, Iterative Methods for
 /// Sparse Linear Systems, 9.3.2), modified Gram-Schmidt and Givens
-/// rotations. Its storage is kept from one solve to the next: an iteration
-/// allocates nothing. apply(x, y): y = A x; precondition(b, z): z ~ A^-1 b.
+/// rotations. Its storage is kept from one solve to the next (an iteration
+/// allocates nothing) until release_storage(). apply(x, y): y = A x;
+/// precondition(b, z): z ~ A^-1 b.
+///
+/// With Z = float, the preconditioned vectors z_j are kept in single
+/// precision and A is applied to z_j as rounded: the flexible variant's
+/// relation A Z_j = V_{j+1} H_j then holds for the Z that forms x, so the
+/// rounding only changes the preconditioner (by a relative 6e-8 in each
+/// component), not the solve's accuracy, and the z_j take half the memory
+/// (the long restart's: 160 x 105k at N = 24). The short restart keeps them
+/// in double: its rounding, and its Newton paths, stay as they were (at mu
+/// = 1e6 under PETSc's one V-cycle, where GMRES(40) stalls and the step is
+/// accepted at the stagnation bound, a change of round-off decided whether
+/// an unloading increment converged; a weakness of that path, not of z's
+/// precision).
+template <class Z>
 class Gmres {
  public:
-  /// The default limit on a solve's iterations.
-  static constexpr int max_iterations = 240;
   /// The relative residual accepted when the residual stagnates above the
   /// tolerance: the Newton step is then still a descent direction (the
   /// line search judges).
   static constexpr double acceptable_stagnation = 1e-2;
-  explicit Gmres(int restart, int iteration_limit = max_iterations)
+  explicit Gmres(int restart, int iteration_limit = gmres_max_iterations)
       : restart_(restart), limit_(iteration_limit) {}
 
   /// The iterations, or -1 if the relative residual `tolerance` was not met.
@@ -320,7 +336,10 @@ class Gmres {
       h_.setZero();
       const int j = cycle(apply, precondition, target, total);
       y_ = h_.topLeftCorner(j, j).triangularView<Eigen::Upper>().solve(g_.head(j));
-      x.noalias() += preconditioned_.leftCols(j) * y_;
+      if constexpr (std::is_same_v<Z, double>)
+        x.noalias() += preconditioned_.leftCols(j) * y_;
+      else
+        for (int c = 0; c < j; ++c) x += y_(c) * preconditioned_.col(c).template cast<double>();
       apply(x, product_);
       residual_ = b - product_;
       if (!residual_.allFinite()) return -1;
@@ -331,6 +350,13 @@ class Gmres {
   }
   /// The iterations of the last solve, also when it failed.
   [[nodiscard]] int spent() const { return spent_; }
+  /// Frees the vectors (the next solve allocates them again): between two
+  /// solves they hold nothing that is needed.
+  void release_storage() {
+    basis_ = Eigen::MatrixXd();
+    preconditioned_.resize(0, 0);
+    work_ = next_ = product_ = residual_ = Eigen::VectorXd();
+  }
 
  private:
   /// One Arnoldi cycle from basis_.col(0); returns its iterations.
@@ -339,7 +365,9 @@ class Gmres {
     int j = 0;
     for (; j < restart_ && total < limit_; ++j, ++total) {
       precondition(basis_.col(j), work_);
-      preconditioned_.col(j) = work_;
+      preconditioned_.col(j) = work_.template cast<Z>();
+      if constexpr (!std::is_same_v<Z, double>)
+        work_ = preconditioned_.col(j).template cast<double>();
       apply(work_, next_);
       for (int i = 0; i <= j; ++i) {
         h_(i, j) = next_.dot(basis_.col(i));
@@ -369,7 +397,8 @@ class Gmres {
 
   int restart_, limit_;
   int spent_ = 0;
-  Eigen::MatrixXd basis_, preconditioned_, h_;
+  Eigen::MatrixXd basis_, h_;
+  Eigen::Matrix<Z, Eigen::Dynamic, Eigen::Dynamic> preconditioned_;
   Eigen::VectorXd g_, cs_, sn_, y_, work_, next_, product_, residual_;
 };
 
@@ -542,7 +571,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   double set_node_rows(const NewtonStepEquations& equations);
   void factorize(const std::vector<double>& rho);
   [[nodiscard]] bool needs_factorization() const;
-  int gmres(Gmres& solver, const Eigen::VectorXd& b, double tolerance, bool strict,
+  template <class Z>
+  int gmres(Gmres<Z>& solver, const Eigen::VectorXd& b, double tolerance, bool strict,
             Eigen::VectorXd& x);
   /// dv corrected to W dr (dr, dv from the step's du; see the definition).
   void make_motion_consistent(Eigen::VectorXd& dv);
@@ -564,11 +594,12 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
   long single_precision_steps_ = 0;
-  Gmres gmres_{short_restart};  // vectors of the whole mesh: a short restart
+  Gmres<double> gmres_{short_restart};  // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
-  // needed (and used for every step from then on): up to 2 x 161 vectors of
-  // the whole mesh (2.1 GB at N = 48, 840k unknowns).
-  std::optional<Gmres> gmres_long_;
+  // needed (and used for every step from then on, gmres_'s vectors freed):
+  // up to 161 vectors of the whole mesh in double and 160 in single (1.6 GB
+  // at N = 48, 840k unknowns).
+  std::optional<Gmres<float>> gmres_long_;
   Eigen::VectorXd rhs_, solution_, work2_, correction_;
   mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
 };
@@ -705,13 +736,19 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
       if (held_slot_[3 * i + kk] >= 0)
         held_diagonal_[3 * i + kk] = op_->held_springs()[3 * i + kk] + spring(kk, kk);
   }
+  // The factorization's blocks that come from the heap (CHOLMOD's
+  // workspace and permuted copy of P) then reuse the GMRES vectors' memory
+  // instead of adding to it; the next solve allocates the vectors again.
+  gmres_.release_storage();
+  if (gmres_long_) gmres_long_->release_storage();
   p_factor_->factorize_lower(p_lower_, factorized_);
   factorized_ = true;
   fresh_ = true;
   ++factorizations_;
 }
 
-int SparseNewtonStepSolver::gmres(Gmres& solver, const Eigen::VectorXd& b, double tolerance,
+template <class Z>
+int SparseNewtonStepSolver::gmres(Gmres<Z>& solver, const Eigen::VectorXd& b, double tolerance,
                                   bool strict, Eigen::VectorXd& x) {
   return solver.solve(
       [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { step_matrix_times(in, out); },
@@ -787,7 +824,8 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     // once, the short restart's failures cost more than they save.
     iterations_ += gmres_.spent();
     if (start_long_restart()) {
-      recount_ = true;  // the refresh rule compares long-restart steps from here on
+      gmres_.release_storage();  // never used again
+      recount_ = true;           // the refresh rule compares long-restart steps from here on
       if (p_factor_->holds_lower_precision_factor()) {
         // The stages that need the long restart are those where P's
         // single-precision rounding cost twice the Newton steps (N = 24,
@@ -805,7 +843,7 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
   }
   iterations_ += std::max(used, 0);
   if (p_factor_->holds_lower_precision_factor()) ++single_precision_steps_;
-  last_iterations_ = used < 0 ? Gmres::max_iterations : used;
+  last_iterations_ = used < 0 ? gmres_max_iterations : used;
   if (fresh_ || recount_) fresh_iterations_ = last_iterations_;
   recount_ = false;
   fresh_ = false;
@@ -1017,7 +1055,7 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
   bool coarse_usable_ = false;
   // Vectors of the contact unknowns only (3m): no restart, which would
   // lose the slowly converging coarse components.
-  Gmres gmres_{Gmres::max_iterations};
+  Gmres<double> gmres_{gmres_max_iterations};
   Eigen::VectorXd rhs_, product_, restricted_, coarse_solution_, left_;
   double product_tolerance_ = 0.0;  // of the solves in this step's products
   long iterations_ = 0, steps_ = 0;

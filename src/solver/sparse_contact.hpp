@@ -151,9 +151,9 @@ class SparseDelassusOperator final : public DelassusOperator,
 
 /// The restart of the long GMRES that a Newton step falls back to on
 /// `unknowns` (SparseNewtonStepSolver): `wanted`, or less where its vectors
-/// (two of `unknowns` doubles per unit of restart, plus one) would take more
-/// than half of `available_bytes`; 0 where that leaves no more than
-/// `short_restart`, which has already failed.
+/// (per unit of restart one of `unknowns` doubles and one of floats, plus
+/// one of doubles) would take more than half of `available_bytes`; 0 where
+/// that leaves no more than `short_restart`, which has already failed.
 [[nodiscard]] int long_restart_that_fits(int wanted, int short_restart, double unknowns,
                                          double available_bytes);
 

@@ -536,20 +536,20 @@ TEST(SparseContactPath, GivesTheDenseResultsWithPetscCgGamgAndItsSecondPrecondit
   expect_same_runs(held, quarter, second, true);
 }
 
-// The long restart's vectors, two of n doubles per unit of restart and
-// one more, in half of the memory available; 0 where no more than the
-// short restart (40) fits, or where the memory is negative or nothing.
+// The long restart's vectors, per unit of restart one of n doubles and one
+// of n floats, and one more of doubles, in half of the memory available; 0
+// where no more than the short restart (40) fits, or where the memory is
+// negative or nothing.
 TEST(SparseNewtonStep, TakesTheLongRestartThatFitsInHalfTheMemory) {
   for (const double n : {1.0, 3e4, 8.4e5, 2e6}) {
-    const double vector = 8.0 * n;
-    const auto half_for = [&](int restart) { return (2.0 * restart + 1.0) * vector; };
+    const auto half_for = [&](int restart) { return (12.0 * restart + 8.0) * n; };
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 1e30), 160) << n;
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(160)), 160) << n;
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(100)), 100) << n;
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(100) - 1.0), 99) << n;
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(41)), 41) << n;
     EXPECT_EQ(long_restart_that_fits(160, 40, n, 2.0 * half_for(40)), 0) << n;
-    for (const double none : {0.0, -1.0, 1e3, std::numeric_limits<double>::quiet_NaN(),
+    for (const double none : {0.0, -1.0, 1e2, std::numeric_limits<double>::quiet_NaN(),
                               -std::numeric_limits<double>::infinity()})
       EXPECT_EQ(long_restart_that_fits(160, 40, n, none), 0) << n << " " << none;
   }
@@ -628,7 +628,8 @@ TEST(SparseNewtonStep, SolvesAStepThatTheShortRestartCannot) {
   EXPECT_EQ(plenty.single_precision_steps, 0);
   EXPECT_EQ(plenty.factorizations, 2);
   // 1 MB: the set-up's own choices are forced here; the long restart's
-  // vectors (2 x 161 of about 4000 unknowns: 10 MB) do not fit.
+  // vectors (161 of about 4000 unknowns in double, 160 in single: 8 MB) do
+  // not fit.
   const BeyondTheShortRestart scarce = solve_step_beyond_the_short_restart([] { return 1e6; });
   EXPECT_FALSE(scarce.solved);
   EXPECT_EQ(scarce.long_restart_steps, 0);
