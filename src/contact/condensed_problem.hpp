@@ -76,7 +76,9 @@ class SparseNewtonStep {
   struct Work {
     long steps = 0, factorizations = 0, iterations = 0;
     /// Krylov iterations of the preconditioner's own solves, where an
-    /// iterative backend solves it (0 otherwise).
+    /// iterative backend solves it, or where CHOLMOD's single-precision P
+    /// is applied by refined solves (once a step needs the long restart);
+    /// 0 otherwise.
     long preconditioner_krylov_iterations = 0;
     /// Steps solved again with the preconditioner solved, where its single
     /// application (one V-cycle) did not take GMRES to the step's tolerance.
@@ -93,7 +95,8 @@ class SparseNewtonStep {
     /// step's GMRES left the rows off the contact nodes above round-off).
     long motion_corrections = 0;
     /// Steps solved with the preconditioner's factor in single precision
-    /// (CHOLMOD's P, until a step needs the long restart).
+    /// (CHOLMOD's P: one sweep per application until a step needs the long
+    /// restart, refined solves from then on).
     long single_precision_steps = 0;
   };
   [[nodiscard]] virtual Work work() const = 0;

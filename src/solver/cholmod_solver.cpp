@@ -285,7 +285,24 @@ class CholmodSolver final : public LinearSolver {
           "CHOLMOD factorization failed: the stiffness is not positive definite (do the "
           "boundary conditions remove every rigid-body motion?)");
     n_ = a.rows();
-    if (single_precision_inverse_) keep_single_precision_factor();
+    if (!single_precision_inverse_) return;
+    keep_single_precision_factor();
+    if (approximate_inverse_matrix_ && single_values_)
+      start_refinement(approximate_inverse_matrix_);
+  }
+  /// refined_solve from now on, on `lower` (the matrix factorized, held in
+  /// double by the caller), with |A|_inf, the stopping test's scale.
+  void start_refinement(std::shared_ptr<const SparseMatrix> lower) const {
+    if (!lower || lower->rows() != n_ || lower->cols() != n_)
+      throw NumericalError("CHOLMOD's refined solves: not the matrix factorized");
+    Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(n_);
+    for (Eigen::Index col = 0; col < lower->outerSize(); ++col)
+      for (SparseMatrix::InnerIterator it(*lower, col); it; ++it) {
+        row_sums(it.row()) += std::abs(it.value());
+        if (it.row() != col) row_sums(col) += std::abs(it.value());
+      }
+    matrix_norm_ = row_sums.maxCoeff();
+    refinement_matrix_ = std::move(lower);
   }
   // A preconditioner's solves need a few digits (a flexible GMRES corrects
   // them), and a triangular sweep of a large factor runs at the speed of
@@ -430,10 +447,22 @@ class CholmodSolver final : public LinearSolver {
   void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const override {
     if (!factor_ || x.size() != n_) throw NumericalError("CHOLMOD solve before factorization");
     const std::lock_guard<std::mutex> lock(solve_mutex_);
-    if (single_values_)
+    if (refinement_matrix_)
+      refined_solve(x, approximate_inverse_tolerance_);
+    else if (single_values_)
       sweep_single_precision_factor(x);
     else
       direct_solve_in_place(x);
+  }
+
+  bool refine_approximate_inverse(std::shared_ptr<const SparseMatrix> lower,
+                                  double relative_tolerance) override {
+    const std::lock_guard<std::mutex> lock(solve_mutex_);
+    if (!single_precision_inverse_ || !single_values_ || !factor_) return false;
+    start_refinement(lower);
+    approximate_inverse_matrix_ = std::move(lower);
+    approximate_inverse_tolerance_ = relative_tolerance;
+    return true;
   }
 
   // The double values are rounded in place as for a preconditioner's factor
@@ -445,16 +474,9 @@ class CholmodSolver final : public LinearSolver {
     if (!factor_ || !factor_->is_super || single_values_ || single_precision_inverse_) return false;
     if (!lower || lower->rows() != n_ || lower->cols() != n_)
       throw NumericalError("keep_factor_in_single_precision: not the matrix factorized");
-    Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(n_);
-    for (Eigen::Index col = 0; col < lower->outerSize(); ++col)
-      for (SparseMatrix::InnerIterator it(*lower, col); it; ++it) {
-        row_sums(it.row()) += std::abs(it.value());
-        if (it.row() != col) row_sums(col) += std::abs(it.value());
-      }
-    matrix_norm_ = row_sums.maxCoeff();
     keep_single_precision_factor();
     if (!single_values_) return false;
-    refinement_matrix_ = std::move(lower);
+    start_refinement(std::move(lower));
     return true;
   }
 
@@ -482,6 +504,10 @@ class CholmodSolver final : public LinearSolver {
   /// solve_mutex_.
   void restore_double_precision_factor() const {
     const std::shared_ptr<const SparseMatrix> matrix = refinement_matrix_;  // freed below
+    // A preconditioner's factor too stays in double from here on: where
+    // its rounding failed once it tends to fail again.
+    single_precision_inverse_ = false;
+    approximate_inverse_matrix_.reset();
     cholmod_sparse view =
         lower_view(const_cast<SparseMatrix&>(*matrix));  // NOLINT: CHOLMOD reads it
     free_single_precision_factor();
@@ -677,7 +703,11 @@ class CholmodSolver final : public LinearSolver {
   // The single-precision factor (keep_single_precision_factor): its values,
   // in a block CHOLMOD allocated (single_values_size_ doubles), and the
   // sweeps' vectors (guarded by solve_mutex_).
-  bool single_precision_inverse_ = false;
+  // Mutable: restore_double_precision_factor ends it.
+  mutable bool single_precision_inverse_ = false;
+  // refine_approximate_inverse's matrix, for every factorization from then on.
+  mutable std::shared_ptr<const SparseMatrix> approximate_inverse_matrix_;
+  double approximate_inverse_tolerance_ = 0.0;
   // Mutable: restore_double_precision_factor, within a const solve, frees them.
   mutable float* single_values_ = nullptr;
   mutable std::size_t single_values_size_ = 0;
@@ -686,7 +716,7 @@ class CholmodSolver final : public LinearSolver {
   // on (the caller's lower triangle), |A|_inf, and the iteration's vectors
   // (guarded by solve_mutex_).
   mutable std::shared_ptr<const SparseMatrix> refinement_matrix_;
-  double matrix_norm_ = 0.0;
+  mutable double matrix_norm_ = 0.0;
   mutable Eigen::VectorXd refine_b_, refine_r_, refine_z_, refine_p_, refine_q_;
   mutable long refined_solves_ = 0, refinement_iterations_ = 0;
 };

@@ -110,6 +110,24 @@ class LinearSolver {
   /// sparse contact path, once a step needs the long restart). Otherwise
   /// nothing to do (this default).
   virtual void keep_full_precision() {}
+  /// For a solver that keeps its factor in a lower precision (CHOLMOD's
+  /// from new_solver_for_preconditioning): from now on (the factor held and
+  /// every later one), apply_approximate_inverse solves by conjugate
+  /// gradients on `lower` preconditioned by the rounded factor, as
+  /// keep_factor_in_single_precision's solves do, to the relative residual
+  /// `relative_tolerance` (0 or less: a direct solve's backward error).
+  /// `lower` is the matrix that every later factorize_lower is given (its
+  /// values may change before each). Where that CG does not converge, the
+  /// factor is made again in double and kept so (keep_full_precision). The
+  /// sparse contact path's P once a step needs the long restart: a double
+  /// P's answers at a single one's memory. Returns false where the backend
+  /// has no such mode (this default; also a factor held in double).
+  virtual bool refine_approximate_inverse(std::shared_ptr<const SparseMatrix> lower,
+                                          double relative_tolerance) {
+    static_cast<void>(lower);
+    static_cast<void>(relative_tolerance);
+    return false;
+  }
   /// Keeps the factor held in single precision from now on (half its
   /// memory) and solves by conjugate gradients on `lower` (the lower
   /// triangle of the matrix factorized, in double) preconditioned by it,

@@ -546,6 +546,15 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // not fit in half of the memory available then: long_restart_that_fits).
   static constexpr int short_restart = 40;
   static constexpr int long_restart = 160;
+  // CHOLMOD's P from the first long-restart step on: applied by CG on P
+  // preconditioned by its single-precision factor, to this relative
+  // residual (refine_approximate_inverse). One sweep alone (about 1e-6 on
+  // the N = 16 cylinder) doubled the Newton steps of those stages at N = 24
+  // (case C); 1e-8 took about 2 CG iterations an application at N = 16,
+  // where a direct solve's backward error took 3, and a third fewer than
+  // that at N = 24, for the same Newton steps (docs/performance.md, "The
+  // long restart's stages at a single P's memory").
+  static constexpr double refined_preconditioner_tolerance = 1e-8;
 
   [[nodiscard]] int size() const { return n_free_ + n_held_; }
   [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> x, int i) const;
@@ -580,7 +589,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::shared_ptr<const SparseDelassusOperator> op_;
   int n_free_ = 0, n_held_ = 0;
   std::vector<int> held_slot_;  // 3 per node (local components): slot index or -1
-  SparseMatrix p_lower_;        // K's pattern, P's values
+  // K's pattern, P's values; shared with P's solver where its refined
+  // solves iterate on it (refine_approximate_inverse).
+  std::shared_ptr<SparseMatrix> p_lower_;
   std::vector<std::array<int, 9>> block_positions_;  // per node: (a, b) with da >= db
   std::unique_ptr<LinearSolver> p_factor_;
   bool factorized_ = false;
@@ -606,7 +617,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
 
 SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelassusOperator> op)
     : op_(std::move(op)),
-      p_lower_(op_->stiffness_lower()),
+      p_lower_(std::make_shared<SparseMatrix>(op_->stiffness_lower())),
       p_factor_(op_->stiffness_solver().new_solver_for_preconditioning()) {
   const ContactDofs& dofs = op_->dofs();
   const int m = dofs.n_nodes();
@@ -620,7 +631,7 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
       for (int b = 0; b < 3; ++b) {
         const int da = dofs.free_dofs[3 * i + a], db = dofs.free_dofs[3 * i + b];
         block_positions_[i][3 * a + b] =
-            da >= 0 && db >= 0 && da >= db ? position_in_lower(p_lower_, da, db) : -1;
+            da >= 0 && db >= 0 && da >= db ? position_in_lower(*p_lower_, da, db) : -1;
       }
   x_inverse_.resize(static_cast<std::size_t>(m));
   x_.resize(static_cast<std::size_t>(m));
@@ -712,7 +723,7 @@ bool SparseNewtonStepSolver::needs_factorization() const {
 void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   const ContactDofs& dofs = op_->dofs();
   const SparseMatrix& k = op_->stiffness_lower();
-  std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_.valuePtr());
+  std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_->valuePtr());
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
   const double smallest = p_factor_->is_iterative() ? smallest_x_iterative : smallest_x;
   for (int i = 0; i < dofs.n_nodes(); ++i) {
@@ -731,7 +742,7 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)
         if (const int pos = block_positions_[i][3 * a + b]; pos >= 0)
-          p_lower_.valuePtr()[pos] += global(a, b);
+          p_lower_->valuePtr()[pos] += global(a, b);
     for (int kk = 0; kk < 3; ++kk)
       if (held_slot_[3 * i + kk] >= 0)
         held_diagonal_[3 * i + kk] = op_->held_springs()[3 * i + kk] + spring(kk, kk);
@@ -741,7 +752,7 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   // instead of adding to it; the next solve allocates the vectors again.
   gmres_.release_storage();
   if (gmres_long_) gmres_long_->release_storage();
-  p_factor_->factorize_lower(p_lower_, factorized_);
+  p_factor_->factorize_lower(*p_lower_, factorized_);
   factorized_ = true;
   fresh_ = true;
   ++factorizations_;
@@ -826,11 +837,15 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     if (start_long_restart()) {
       gmres_.release_storage();  // never used again
       recount_ = true;           // the refresh rule compares long-restart steps from here on
-      if (p_factor_->holds_lower_precision_factor()) {
+      if (p_factor_->holds_lower_precision_factor() &&
+          !p_factor_->refine_approximate_inverse(p_lower_, refined_preconditioner_tolerance)) {
         // The stages that need the long restart are those where P's
         // single-precision rounding cost twice the Newton steps (N = 24,
-        // case C; docs/performance.md, "P in single precision"): P is kept
-        // in double from here on, like the long restart itself.
+        // case C; docs/performance.md, "P in single precision"): from here
+        // on, like the long restart itself, P is applied by CG on P
+        // preconditioned by its rounded factor (the fresh one of this
+        // step: a single factor's memory) to refined_preconditioner_
+        // tolerance, else with its factor made again in double.
         p_factor_->keep_full_precision();
         factorize(equations.rho);
       }

@@ -255,6 +255,112 @@ TEST(LinearSolver, CholmodFactorInSinglePrecisionFallsBackToDoubleWhereItCannotC
   EXPECT_EQ((x - x_exact).norm(), 0.0);
 }
 
+double infinity_norm(const SparseMatrix& lower) {
+  Eigen::VectorXd sums = Eigen::VectorXd::Zero(lower.rows());
+  for (Eigen::Index col = 0; col < lower.outerSize(); ++col)
+    for (SparseMatrix::InnerIterator it(lower, col); it; ++it) {
+      sums(it.row()) += std::abs(it.value());
+      if (it.row() != col) sums(col) += std::abs(it.value());
+    }
+  return sums.maxCoeff();
+}
+
+// The sparse contact path's P once a step needs the long restart
+// (refine_approximate_inverse): its factor stays in single precision, and
+// apply_approximate_inverse becomes CG refined to a direct solve's backward
+// error (tolerance 0), on the factor held and on every later one, each on
+// the values that factorization was given (P's springs change between
+// set-ups), or to the relative residual asked, in fewer iterations. A
+// solver holding a double factor has no such mode; a matrix too
+// ill-conditioned for the rounded factor falls back to double, for the
+// factorizations after it too.
+TEST(LinearSolver, CholmodPreconditionerRefinedSolvesKeepTheDoubleSolvesBackwardError) {
+  const PunchSystem system = punch_system();
+  auto lower = std::make_shared<SparseMatrix>(system.k_ff.triangularView<Eigen::Lower>());
+  lower->makeCompressed();
+  const SparseMatrix k_lower = *lower;
+  auto exact = make_cholmod_solver();
+  auto preconditioner = exact->new_solver_for_preconditioning();
+  const Eigen::VectorXd b = Eigen::VectorXd::Random(lower->rows());
+  const double eps = std::numeric_limits<double>::epsilon();
+  long iterations = 0;
+  bool first = true;
+  for (const double spring : {1e6, 1e3}) {
+    *lower = k_lower;  // the caller's matrix, changed in place between factorizations
+    for (const int dof : system.bottom_dofs) lower->coeffRef(dof, dof) *= 1.0 + spring;
+    exact->factorize_lower(*lower, false);
+    preconditioner->factorize_lower(*lower, !first);
+    if (first) {
+      EXPECT_FALSE(exact->refine_approximate_inverse(lower, 0.0));  // a double factor
+      ASSERT_TRUE(preconditioner->refine_approximate_inverse(lower, 0.0));
+      first = false;
+    }
+    EXPECT_TRUE(preconditioner->holds_lower_precision_factor()) << spring;
+    Eigen::VectorXd x_exact = b, x = b;
+    exact->solve_in_place(x_exact);
+    preconditioner->apply_approximate_inverse(x);
+    const SparseMatrix full = lower->selfadjointView<Eigen::Lower>();
+    const double bound = 4.0 * eps * infinity_norm(*lower) * x.lpNorm<Eigen::Infinity>();
+    EXPECT_LE((b - full * x).lpNorm<Eigen::Infinity>(), bound) << spring;
+    EXPECT_LE((b - full * x_exact).lpNorm<Eigen::Infinity>(), bound) << spring;
+    EXPECT_LT((x - x_exact).norm(), 1e-9 * x_exact.norm()) << spring;
+    EXPECT_GT(preconditioner->krylov_iterations(), iterations + 1) << spring;  // not one sweep
+    iterations = preconditioner->krylov_iterations();
+  }
+  // A looser tolerance, on the slender graded cylinder of the test above
+  // without springs (far worse conditioned: the strict solve takes more
+  // iterations there).
+  CylinderParams slender{2.0, 60.0, 4, 4, 30};
+  slender.rim_grading = 4.0;
+  slender.bottom_grading = 3.0;
+  const PunchSystem thin = punch_system(slender);
+  auto thin_lower = std::make_shared<SparseMatrix>(thin.k_ff.triangularView<Eigen::Lower>());
+  thin_lower->makeCompressed();
+  const Eigen::VectorXd d = Eigen::VectorXd::Random(thin_lower->rows());
+  const SparseMatrix thin_full = thin_lower->selfadjointView<Eigen::Lower>();
+  long previous = std::numeric_limits<long>::max(), strict_iterations = 0;
+  for (const double tolerance : {0.0, 1e-8, 1e-3}) {
+    auto solver = exact->new_solver_for_preconditioning();
+    solver->factorize_lower(*thin_lower, false);
+    ASSERT_TRUE(solver->refine_approximate_inverse(thin_lower, tolerance));
+    Eigen::VectorXd x = d;
+    solver->apply_approximate_inverse(x);
+    if (tolerance > 0.0)
+      EXPECT_LE((d - thin_full * x).norm(), tolerance * d.norm());
+    else
+      strict_iterations = solver->krylov_iterations();
+    EXPECT_LE(solver->krylov_iterations(), previous) << tolerance;
+    previous = solver->krylov_iterations();
+  }
+  EXPECT_LT(previous, strict_iterations);
+
+  constexpr int n = 60;  // kappa 1e15, as in the test above
+  const Eigen::MatrixXd q =
+      Eigen::HouseholderQR<Eigen::MatrixXd>(Eigen::MatrixXd::Random(n, n)).householderQ();
+  Eigen::VectorXd eigenvalues(n);
+  for (int k = 0; k < n; ++k) eigenvalues(k) = std::pow(10.0, 15.0 * k / (n - 1));
+  const Eigen::MatrixXd dense = q * eigenvalues.asDiagonal() * q.transpose();
+  auto ill = std::make_shared<SparseMatrix>(
+      Eigen::MatrixXd(dense.triangularView<Eigen::Lower>()).sparseView());
+  ill->makeCompressed();
+  auto ill_exact = make_cholmod_solver();
+  auto ill_preconditioner = ill_exact->new_solver_for_preconditioning();
+  ill_exact->factorize_lower(*ill, false);
+  ill_preconditioner->factorize_lower(*ill, false);
+  ASSERT_TRUE(ill_preconditioner->refine_approximate_inverse(ill, 0.0));
+  const Eigen::VectorXd c = Eigen::VectorXd::Random(n);
+  Eigen::VectorXd y_exact = c, y = c;
+  ill_exact->solve_in_place(y_exact);
+  ill_preconditioner->apply_approximate_inverse(y);
+  EXPECT_FALSE(ill_preconditioner->holds_lower_precision_factor());
+  EXPECT_EQ((y - y_exact).norm(), 0.0);  // the same factor, the same solve
+  ill_preconditioner->factorize_lower(*ill, true);
+  EXPECT_FALSE(ill_preconditioner->holds_lower_precision_factor());  // double from then on
+  y = c;
+  ill_preconditioner->apply_approximate_inverse(y);
+  EXPECT_EQ((y - y_exact).norm(), 0.0);
+}
+
 TEST(LinearSolver, NonPositiveDefiniteMatrixIsANumericalError) {
   SparseMatrix a(2, 2);
   a.insert(0, 0) = 1.0;
