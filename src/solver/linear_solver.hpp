@@ -120,8 +120,8 @@ class LinearSolver {
   /// values may change before each). Where that CG does not converge, the
   /// factor is made again in double and kept so (keep_full_precision). The
   /// sparse contact path's P once a step needs the long restart: a double
-  /// P's answers at a single one's memory. Returns false where the backend
-  /// has no such mode (this default; also a factor held in double).
+  /// P's Newton steps at a single one's memory. Returns false where the
+  /// backend has no such mode (this default; also a factor held in double).
   virtual bool refine_approximate_inverse(std::shared_ptr<const SparseMatrix> lower,
                                           double relative_tolerance) {
     static_cast<void>(lower);

@@ -843,9 +843,9 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
         // single-precision rounding cost twice the Newton steps (N = 24,
         // case C; docs/performance.md, "P in single precision"): from here
         // on, like the long restart itself, P is applied by CG on P
-        // preconditioned by its rounded factor (the fresh one of this
-        // step: a single factor's memory) to refined_preconditioner_
-        // tolerance, else with its factor made again in double.
+        // preconditioned by its rounded factor (the fresh one of this step:
+        // a single factor's memory; refined_preconditioner_tolerance), else
+        // with its factor made again in double.
         p_factor_->keep_full_precision();
         factorize(equations.rho);
       }
