@@ -226,11 +226,9 @@ TEST(LinearSolver, CholmodFactorInSinglePrecisionSolvesToTheDirectSolvesBackward
   EXPECT_FALSE(preconditioner->keep_factor_in_single_precision(lower));
 }
 
-// A matrix too ill-conditioned for a single-precision factor (kappa 1e15:
-// the rounded factor's M^-1 A is nowhere near I): the solve falls back to
-// the factor in double, made again, and answers as the direct solve.
-TEST(LinearSolver, CholmodFactorInSinglePrecisionFallsBackToDoubleWhereItCannotConverge) {
-  constexpr int n = 60;
+/// The lower triangle of a dense SPD n x n matrix of condition 1e15
+/// (eigenvalues 1 to 1e15, evenly in the exponent, random eigenvectors).
+std::shared_ptr<SparseMatrix> ill_conditioned_lower(int n) {
   const Eigen::MatrixXd q =
       Eigen::HouseholderQR<Eigen::MatrixXd>(Eigen::MatrixXd::Random(n, n)).householderQ();
   Eigen::VectorXd eigenvalues(n);
@@ -239,6 +237,15 @@ TEST(LinearSolver, CholmodFactorInSinglePrecisionFallsBackToDoubleWhereItCannotC
   auto lower = std::make_shared<SparseMatrix>(
       Eigen::MatrixXd(dense.triangularView<Eigen::Lower>()).sparseView());
   lower->makeCompressed();
+  return lower;
+}
+
+// A matrix too ill-conditioned for a single-precision factor (kappa 1e15:
+// the rounded factor's M^-1 A is nowhere near I): the solve falls back to
+// the factor in double, made again, and answers as the direct solve.
+TEST(LinearSolver, CholmodFactorInSinglePrecisionFallsBackToDoubleWhereItCannotConverge) {
+  constexpr int n = 60;
+  const std::shared_ptr<SparseMatrix> lower = ill_conditioned_lower(n);
   auto exact = make_cholmod_solver();
   auto rounded = make_cholmod_solver();
   exact->factorize_lower(*lower, false);
@@ -334,15 +341,8 @@ TEST(LinearSolver, CholmodPreconditionerRefinedSolvesKeepTheDoubleSolvesBackward
   }
   EXPECT_LT(previous, strict_iterations);
 
-  constexpr int n = 60;  // kappa 1e15, as in the test above
-  const Eigen::MatrixXd q =
-      Eigen::HouseholderQR<Eigen::MatrixXd>(Eigen::MatrixXd::Random(n, n)).householderQ();
-  Eigen::VectorXd eigenvalues(n);
-  for (int k = 0; k < n; ++k) eigenvalues(k) = std::pow(10.0, 15.0 * k / (n - 1));
-  const Eigen::MatrixXd dense = q * eigenvalues.asDiagonal() * q.transpose();
-  auto ill = std::make_shared<SparseMatrix>(
-      Eigen::MatrixXd(dense.triangularView<Eigen::Lower>()).sparseView());
-  ill->makeCompressed();
+  constexpr int n = 60;
+  const std::shared_ptr<SparseMatrix> ill = ill_conditioned_lower(n);
   auto ill_exact = make_cholmod_solver();
   auto ill_preconditioner = ill_exact->new_solver_for_preconditioning();
   ill_exact->factorize_lower(*ill, false);
