@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
+#include "../process_temp_path.hpp"
 #include "../regression/punch_support.hpp"
 
 namespace {
@@ -36,11 +38,28 @@ int run_mpi(int ranks, const std::vector<std::string>& arguments, const fs::path
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// The folders of fresh_folder: removed when every test has passed, kept
+/// for a look otherwise (their names end in the process id).
+std::vector<fs::path>& made_folders() {
+  static std::vector<fs::path> folders;
+  return folders;
+}
+class RemoveFoldersAfterSuccess : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (!::testing::UnitTest::GetInstance()->Passed()) return;
+    for (const fs::path& folder : made_folders()) fs::remove_all(folder);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const remove_folders =
+    ::testing::AddGlobalTestEnvironment(new RemoveFoldersAfterSuccess);
+
 /// A fresh folder for one test.
 fs::path fresh_folder(const std::string& name) {
-  const fs::path folder = fs::temp_directory_path() / ("bipo_mpi_" + name);
+  const fs::path folder = bipo::test::process_temp_path("bipo_mpi_" + name);
   fs::remove_all(folder);
   fs::create_directories(folder);
+  made_folders().push_back(folder);
   return folder;
 }
 

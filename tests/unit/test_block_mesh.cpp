@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "../process_temp_path.hpp"
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
 #include "mesh/generate.hpp"
@@ -171,7 +172,7 @@ class BlockCaseFile : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device random;
-    dir_ = fs::temp_directory_path() / ("bipo_block_" + std::to_string(random()));
+    dir_ = bipo::test::process_temp_path("bipo_block_" + std::to_string(random()));
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

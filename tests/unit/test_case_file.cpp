@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "../process_temp_path.hpp"
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
 
@@ -22,9 +23,7 @@ class CaseFile : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("bipo_case_" + std::string(info->name()) + "_" +
-            std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    dir_ = bipo::test::process_temp_path("bipo_case_" + std::string(info->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "cases");
     fs::create_directories(dir_ / "meshes");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "../process_temp_path.hpp"
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
 #include "io/contact_face_outputs.hpp"
@@ -53,7 +54,7 @@ class CyclesKey : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("bipo_cycles_key_" + std::string(info->name()));
+    dir_ = bipo::test::process_temp_path("bipo_cycles_key_" + std::string(info->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

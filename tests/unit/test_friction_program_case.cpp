@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "../process_temp_path.hpp"
 #include "core/errors.hpp"
 #include "io/case_file.hpp"
 
@@ -20,7 +21,7 @@ class FrictionProgramCase : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device random;
-    dir_ = fs::temp_directory_path() / ("bipo_friction_program_" + std::to_string(random()));
+    dir_ = bipo::test::process_temp_path("bipo_friction_program_" + std::to_string(random()));
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 
+#include "../process_temp_path.hpp"
 #include "core/errors.hpp"
 #include "mesh/generate.hpp"
 #include "mesh/gmsh_io.hpp"
@@ -32,8 +33,8 @@ class TempDir {
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     std::random_device random;
-    path_ = fs::temp_directory_path() /
-            ("bipo_mesh_" + std::string(info->name()) + "_" + std::to_string(random()));
+    path_ = bipo::test::process_temp_path("bipo_mesh_" + std::string(info->name()) + "_" +
+                                          std::to_string(random()));
     fs::create_directories(path_);
   }
   TempDir(const TempDir&) = delete;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "../process_temp_path.hpp"
 #include "io/mesh_cells.hpp"
 #include "mesh/quality.hpp"
 
@@ -53,7 +54,7 @@ bool vtk_oriented(int type, const std::vector<Eigen::Vector3d>& x) {
 TEST(MeshCells, VolumeCellsFollowVtkOrientation) {
   const Mesh mesh = mixed_mesh();
   check_element_jacobians(mesh, "mixed");  // valid in Gmsh's orders
-  const auto file = std::filesystem::temp_directory_path() / "bipo_mesh_cells_test.vtu";
+  const auto file = bipo::test::process_temp_path("bipo_mesh_cells_test").replace_extension(".vtu");
   write_vtu(file, mesh.nodes, volume_cells(mesh), {}, {});
   vtkNew<vtkXMLUnstructuredGridReader> reader;
   reader->SetFileName(file.c_str());

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "../process_temp_path.hpp"
 #include "app/run.hpp"
 #include "contact/node_to_plane.hpp"
 #include "contact/rigid_plane.hpp"
@@ -215,9 +216,9 @@ namespace fs = std::filesystem;
 class IndenterCaseFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("bipo_indenter_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = bipo::test::process_temp_path(
+        "bipo_indenter_" +
+        std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "../process_temp_path.hpp"
 #include "core/errors.hpp"
 #include "io/vtk_output.hpp"
 
@@ -39,7 +40,7 @@ class VtkOutput : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("bipo_vtk_" + std::string(info->name()));
+    dir_ = bipo::test::process_temp_path("bipo_vtk_" + std::string(info->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <numbers>
 
+#include "../process_temp_path.hpp"
 #include "elasticity_support.hpp"
 #include "fem/elasticity.hpp"
 #include "mesh/generate.hpp"
@@ -102,7 +103,8 @@ TEST(MeshRoundTrip, WrittenAndReadPunchMeshGivesTheSameSolution) {
   // The generated punch and its .msh copy (binary 4.1: bit-exact nodes) must
   // give the same compression solution, node for node.
   Mesh generated = generate_cylinder({});
-  const auto file = std::filesystem::temp_directory_path() / "bipo_round_trip_punch.msh";
+  const auto file =
+      bipo::test::process_temp_path("bipo_round_trip_punch").replace_extension(".msh");
   write_msh(generated, file, true, 4.1);
   Mesh read = read_msh(file);
   std::filesystem::remove(file);

@@ -53,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "../process_temp_path.hpp"
 #include "contact_analytic.hpp"
 #include "csv_columns.hpp"
 
@@ -115,7 +116,7 @@ struct FrettingRun {
 };
 
 FrettingRun run_case(const std::string& name, double amplitude, const char* mesh = kMesh) {
-  const fs::path dir = fs::temp_directory_path() / ("bipo_fretting_sphere_" + name);
+  const fs::path dir = bipo::test::process_temp_path("bipo_fretting_sphere_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "case.yaml") << fretting_case(amplitude, mesh);

@@ -39,6 +39,7 @@
 #include <numbers>
 #include <string>
 
+#include "../process_temp_path.hpp"
 #include "app/run.hpp"
 #include "io/case_file.hpp"
 #include "io/contact_face_outputs.hpp"
@@ -63,7 +64,7 @@ struct HertzMeasure {
 /// the last element to the first, ratio^(n - 1)).
 HertzMeasure indent(int n, double ratio) {
   const std::string name = "bipo_hertz_" + std::to_string(n);
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / name;
+  const std::filesystem::path dir = bipo::test::process_temp_path(name);
   std::filesystem::create_directories(dir);
   const std::filesystem::path file = dir / "case.yaml";
   const double grading = std::pow(ratio, n - 1);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../process_temp_path.hpp"
 #include "contact/node_to_plane.hpp"
 #include "elasticity_support.hpp"
 #include "fem/elasticity.hpp"
@@ -299,7 +300,7 @@ TEST(TetContact, PressedBlockOnTetrahedraAgreesWithHexahedra) {
 ///   bipo_verification_tests --gtest_also_run_disabled_tests
 ///       --gtest_filter='TetContact.DISABLED_*'
 TEST(TetContact, DISABLED_RefinedMeshesOfThePressedBlock) {
-  const auto dir = std::filesystem::temp_directory_path() / "bipo_pressed_block";
+  const auto dir = bipo::test::process_temp_path("bipo_pressed_block");
   std::filesystem::create_directories(dir);
   for (const auto& [kind, name] : {std::pair{0, "hex"}, std::pair{1, "tet"}}) {
     const std::string command = "gmsh -3 -format msh4 -setnumber h 0.5 -setnumber kind " +
@@ -341,7 +342,7 @@ TEST(Example2, HexahedralAndTetrahedralCasesRunAsDocumented) {
   // docs/case-file.md, Example 2: both cases run to completion, and the
   // tributary areas that bipo writes for the contact face (quadrilaterals,
   // resp. triangles) add up to the face's 10 x 10 mm.
-  const auto root = std::filesystem::temp_directory_path() / "bipo_example2_test";
+  const auto root = bipo::test::process_temp_path("bipo_example2_test");
   std::filesystem::remove_all(root);
   for (const char* name : {"example2", "example2_tet"}) {
     const auto out = root / name;
