@@ -307,14 +307,6 @@ std::vector<int> sparse_run_against(const Case& c, const std::vector<StepResult>
   return steps;
 }
 
-/// The dense path's results of `c`, increment by increment.
-std::vector<StepResult> dense_run(const Case& c) {
-  std::vector<StepResult> dense;
-  Analysis reference(c, seed_punch());
-  run_load_program(reference, [&](const Analysis&, const StepResult& s) { dense.push_back(s); });
-  return dense;
-}
-
 /// The row "| mu | law | plane | preconditioner | steps | max |".
 void print_steps(const RobustnessCase& rc, const char* name, const std::vector<int>& steps) {
   std::ostringstream row;
@@ -325,11 +317,24 @@ void print_steps(const RobustnessCase& rc, const char* name, const std::vector<i
   std::printf("%s\n", row.str().c_str());
 }
 
-TEST_P(SparseFrictionRobustness, ConvergesAndGivesTheDenseResultsWithBothPreconditioners) {
-  const RobustnessCase rc = GetParam();
+/// One way of running the sparse path: its preconditioner, and whether on
+/// PETSc's CG and GAMG.
+struct SparseRun {
+  SparsePreconditionerChoice preconditioner;
+  const char* name;
+  bool petsc;
+};
+
+/// `rc` on the shorter program, by the dense path and then by each of
+/// `runs` against it (sparse_run_against), each run's row printed.
+void check_sparse_runs(const RobustnessCase& rc, const std::vector<SparseRun>& runs) {
   Case c = punch_case(rc);
   c.program.segments = {{1.0, 3, 0}, {0.5, 2, 1}};
-  const std::vector<StepResult> dense = dense_run(c);
+  std::vector<StepResult> dense;
+  {
+    Analysis reference(c, seed_punch());
+    run_load_program(reference, [&](const Analysis&, const StepResult& s) { dense.push_back(s); });
+  }
   ASSERT_EQ(static_cast<int>(dense.size()), c.program.n_increments());
   const bool unique = rc.law != LawKind::non_associated;
   // Known and left open: the non-associated law at mu = 0.2 (update
@@ -338,12 +343,17 @@ TEST_P(SparseFrictionRobustness, ConvergesAndGivesTheDenseResultsWithBothPrecond
   // preconditioner, before and after the fix above; there only the law on
   // the recovered state is asserted.
   const bool strict = !(rc.law == LawKind::non_associated && rc.mu <= 1.0);
-  for (const auto& [mode, name] :
-       {std::pair{SparsePreconditionerChoice::stiffness_factor, "stiffness_factor"},
-        std::pair{SparsePreconditionerChoice::own_factor, "own_factor"}}) {
-    SCOPED_TRACE(name);
-    print_steps(rc, name, sparse_run_against(c, dense, mode, unique, strict));
+  for (const SparseRun& run : runs) {
+    SCOPED_TRACE(run.name);
+    print_steps(rc, run.name,
+                sparse_run_against(c, dense, run.preconditioner, unique, strict, run.petsc));
   }
+}
+
+TEST_P(SparseFrictionRobustness, ConvergesAndGivesTheDenseResultsWithBothPreconditioners) {
+  check_sparse_runs(GetParam(),
+                    {{SparsePreconditionerChoice::stiffness_factor, "stiffness_factor", false},
+                     {SparsePreconditionerChoice::own_factor, "own_factor", false}});
 }
 
 // The same matrix and program with PETSc's CG and GAMG solving K_ff and
@@ -355,16 +365,8 @@ class PetscFrictionRobustness : public ::testing::TestWithParam<RobustnessCase> 
 
 TEST_P(PetscFrictionRobustness, ConvergesAndGivesTheDenseResults) {
   if (parallel_plugin_path().rfind("none", 0) == 0) GTEST_SKIP() << "no parallel plugin";
-  const RobustnessCase rc = GetParam();
-  Case c = punch_case(rc);
-  c.program.segments = {{1.0, 3, 0}, {0.5, 2, 1}};
-  const std::vector<StepResult> dense = dense_run(c);
-  ASSERT_EQ(static_cast<int>(dense.size()), c.program.n_increments());
-  const bool unique = rc.law != LawKind::non_associated;
-  const bool strict = !(rc.law == LawKind::non_associated && rc.mu <= 1.0);
-  print_steps(rc, "petsc cg_gamg",
-              sparse_run_against(c, dense, SparsePreconditionerChoice::stiffness_factor, unique,
-                                 strict, true));
+  check_sparse_runs(GetParam(),
+                    {{SparsePreconditionerChoice::stiffness_factor, "petsc cg_gamg", true}});
 }
 
 std::vector<RobustnessCase> the_sparse_matrix() {
