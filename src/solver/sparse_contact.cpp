@@ -291,7 +291,7 @@ template <class Z>
 class Gmres {
  public:
   /// The relative residual accepted when the residual stagnates above the
-  /// tolerance; the caller then judges the answer in its own norm.
+  /// tolerance (see solve()).
   static constexpr double acceptable_stagnation = 1e-2;
   explicit Gmres(int restart, int iteration_limit = gmres_max_iterations)
       : restart_(restart), limit_(iteration_limit) {}
@@ -454,7 +454,7 @@ double scaled_rows_tolerance(double tolerance, double distortion) {
 /// in its own equations (step_is_a_descent_direction). Measured (the
 /// steps' |B dr + C dv + F| / |F|): CHOLMOD's stagnated steps on the N = 16
 /// cylinder, case C, 5e-3 to 9e-3, which the Newton iteration used well;
-/// PETSc's GAMG at mu = 1e6 either 1e-8 or less, or 3 to 11, where the
+/// PETSc's GAMG at mu = 1e6 either 2e-8 or less, or 3 to 11, where the
 /// line search found no decrease. 0.1 lies between the two.
 constexpr double stagnated_step_forcing = 0.1;
 
@@ -464,7 +464,7 @@ constexpr double stagnated_step_forcing = 0.1;
 /// the line search's norm. For a Gmres solve accepted at a stagnation of
 /// the scaled rows' residual, which says little about this one: at mu = 1e6
 /// under PETSc's GAMG (the verification tests' cylinder) steps stalled at a
-/// relative 2e-4 of the scaled rows left either 1e-8 or less of |F| here or
+/// relative 2e-4 of the scaled rows left either 2e-8 or less of |F| here or
 /// 3 to 11 times |F|, as the BLAS kernels' round-off fell; with the latter
 /// the line search found no decrease and the increment failed.
 bool step_is_a_descent_direction(const NewtonStepEquations& equations, const Eigen::VectorXd& dr,
