@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "../sanitized_build.hpp"
 #include "mesh/generate.hpp"
 #include "parallel/parallel_runtime.hpp"
 #include "solver/analysis.hpp"
@@ -365,6 +366,12 @@ class PetscFrictionRobustness : public ::testing::TestWithParam<RobustnessCase> 
 
 TEST_P(PetscFrictionRobustness, ConvergesAndGivesTheDenseResults) {
   if (parallel_plugin_path().rfind("none", 0) == 0) GTEST_SKIP() << "no parallel plugin";
+#if defined(BIPO_TEST_SANITIZED)
+  // About 25 s a case in the Debug sanitizer build (2-3 s in Release, where
+  // the default suite runs all 32): there only mu = 1e6, the cases that
+  // guard the stagnated steps, run.
+  if (GetParam().mu < 1e6) GTEST_SKIP() << "the sanitizer build runs mu = 1e6 only";
+#endif
   check_sparse_runs(GetParam(),
                     {{SparsePreconditionerChoice::stiffness_factor, "petsc cg_gamg", true}});
 }
