@@ -621,6 +621,11 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   void make_motion_consistent(Eigen::VectorXd& dv);
   /// (dr, dv) of the step's du (solution_), dv made consistent.
   void take_solution(Eigen::VectorXd& dr, Eigen::VectorXd& dv);
+  /// Whether the last step solve was accepted at a stagnation: the long
+  /// restart solves every step once it exists, the short one before.
+  [[nodiscard]] bool last_solve_stagnated() const {
+    return gmres_long_ ? gmres_long_->stagnated() : gmres_.stagnated();
+  }
 
   std::shared_ptr<const SparseDelassusOperator> op_;
   int n_free_ = 0, n_held_ = 0;
@@ -638,7 +643,6 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   bool fresh_ = false;             // no step solved since the factorization
   bool one_cycle_failed_ = false;  // a fallback has happened: P solved from then on
   bool recount_ = false;           // the next count is the first with P solved
-  bool last_stagnated_ = false;    // the last gmres() was accepted at a stagnation
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
   long single_precision_steps_ = 0;
@@ -798,14 +802,12 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
 template <class Z>
 int SparseNewtonStepSolver::gmres(Gmres<Z>& solver, const Eigen::VectorXd& b, double tolerance,
                                   bool strict, Eigen::VectorXd& x) {
-  const int used = solver.solve(
+  return solver.solve(
       [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { step_matrix_times(in, out); },
       [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
         preconditioner(in, out);
       },
       b, tolerance, strict, x);
-  last_stagnated_ = solver.stagnated();
-  return used;
 }
 
 int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
@@ -858,8 +860,9 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
   const auto judged = [&](int used) {
     if (used < 0) return used;
     take_solution(dr, dv);
-    return !last_stagnated_ || step_is_a_descent_direction(equations, dr, dv, tolerance) ? used
-                                                                                         : -1;
+    return !last_solve_stagnated() || step_is_a_descent_direction(equations, dr, dv, tolerance)
+               ? used
+               : -1;
   };
   if (needs_factorization()) factorize(equations.rho);
   int used = judged(solve_step_system(rows_tolerance));
