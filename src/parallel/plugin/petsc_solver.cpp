@@ -46,22 +46,19 @@ std::string short_number(double value) {
   return text.data();
 }
 
-/// This rank's rows of the full symmetric matrix whose lower triangle is
-/// `lower`, in PETSc's numbering (row_partition.hpp), in compressed rows,
-/// and where each value comes from in lower.valuePtr(): the pattern is built
-/// once, a refactorization with the same pattern only copies values.
+/// Which rows of the full symmetric matrix whose lower triangle is `lower`
+/// this rank holds, in PETSc's numbering (row_partition.hpp), and how many
+/// entries each has in the diagonal block and beside it (for PETSc's
+/// preallocation). The entries themselves are PETSc's alone: no copy of
+/// this rank's rows is kept beside its matrix (fill_matrix).
 struct OwnedRows {
   RowPartition partition;
   PetscInt first = 0, end = 0;   // PETSc rows [first, end)
   std::vector<int> caller_rows;  // the caller's row of each owned row
-  std::vector<PetscInt> starts;  // size end - first + 1
-  std::vector<PetscInt> columns;
-  std::vector<int> value_source;  // index into lower.valuePtr()
   std::vector<PetscInt> diagonal_counts, off_diagonal_counts;
-  std::vector<PetscScalar> values;  // work for the copy
 
   void build(const SparseMatrix& lower, int rank);
-  void copy_values(const SparseMatrix& lower);
+  [[nodiscard]] bool owns(int petsc_row) const { return petsc_row >= first && petsc_row < end; }
 };
 
 void OwnedRows::build(const SparseMatrix& lower, int rank) {
@@ -71,9 +68,7 @@ void OwnedRows::build(const SparseMatrix& lower, int rank) {
   const PetscInt n_owned = end - first;
   caller_rows.resize(static_cast<std::size_t>(n_owned));
   for (int row = 0; row < lower.rows(); ++row)
-    if (index[row] >= first && index[row] < end) caller_rows[index[row] - first] = row;
-  auto owned = [&](int row) { return index[row] >= first && index[row] < end; };
-  auto local_block = [&](int column) { return index[column] >= first && index[column] < end; };
+    if (owns(index[row])) caller_rows[index[row] - first] = row;
   diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
   off_diagonal_counts.assign(static_cast<std::size_t>(n_owned), 0);
   // Entry (i, j), i >= j, of the lower triangle is A_ij of row i and, off
@@ -81,36 +76,11 @@ void OwnedRows::build(const SparseMatrix& lower, int rank) {
   for (int j = 0; j < lower.outerSize(); ++j)
     for (SparseMatrix::InnerIterator it(lower, j); it; ++it) {
       const int i = static_cast<int>(it.row());
-      if (owned(i)) ++(local_block(j) ? diagonal_counts : off_diagonal_counts)[index[i] - first];
-      if (i != j && owned(j))
-        ++(local_block(i) ? diagonal_counts : off_diagonal_counts)[index[j] - first];
+      if (owns(index[i]))
+        ++(owns(index[j]) ? diagonal_counts : off_diagonal_counts)[index[i] - first];
+      if (i != j && owns(index[j]))
+        ++(owns(index[i]) ? diagonal_counts : off_diagonal_counts)[index[j] - first];
     }
-  starts.assign(static_cast<std::size_t>(n_owned) + 1, 0);
-  for (PetscInt r = 0; r < n_owned; ++r)
-    starts[r + 1] = starts[r] + diagonal_counts[r] + off_diagonal_counts[r];
-  columns.resize(static_cast<std::size_t>(starts[n_owned]));
-  value_source.resize(columns.size());
-  values.resize(columns.size());
-  std::vector<PetscInt> next(starts.begin(), starts.end() - 1);
-  const int* inner = lower.innerIndexPtr();
-  const int* outer = lower.outerIndexPtr();
-  for (int j = 0; j < lower.outerSize(); ++j)
-    for (int k = outer[j]; k < outer[j + 1]; ++k) {
-      const int i = inner[k];
-      if (owned(i)) {
-        columns[next[index[i] - first]] = index[j];
-        value_source[next[index[i] - first]++] = k;
-      }
-      if (i != j && owned(j)) {
-        columns[next[index[j] - first]] = index[i];
-        value_source[next[index[j] - first]++] = k;
-      }
-    }
-}
-
-void OwnedRows::copy_values(const SparseMatrix& lower) {
-  const double* source = lower.valuePtr();
-  for (std::size_t k = 0; k < values.size(); ++k) values[k] = source[value_source[k]];
 }
 
 /// Whether the rows come as consecutive x, y, z of one node each, read off
@@ -305,13 +275,40 @@ void PetscLinearSolver::create_matrix(const SparseMatrix& lower) {
   check(VecScatterCreateToAll(solution_, &to_all_, &gathered_), "VecScatterCreateToAll");
 }
 
+// This rank's rows straight from the caller's lower triangle, column by
+// column: entry (i, j) of column j is A_ij of row i and, off the diagonal,
+// A_ji of row j. PETSc ignores negative indices: -1 marks a row that another
+// rank holds, and the diagonal in the second call (the first set it). Not
+// through a copy of the rows in PETSc's order: that copy (its columns,
+// values and where each came from: 16 bytes an entry) was as large as
+// PETSc's matrix itself, for K_ff and again for P, on every rank
+// (docs/performance.md, "Memory of the stiffness").
 void PetscLinearSolver::fill_matrix(const SparseMatrix& lower) {
-  rows_.copy_values(lower);
-  for (PetscInt row = rows_.first; row < rows_.end; ++row) {
-    const PetscInt start = rows_.starts[row - rows_.first];
-    const PetscInt count = rows_.starts[row - rows_.first + 1] - start;
-    check(MatSetValues(matrix_, 1, &row, count, rows_.columns.data() + start,
-                       rows_.values.data() + start, INSERT_VALUES),
+  const std::vector<int>& index = rows_.partition.new_index;
+  const int* outer = lower.outerIndexPtr();
+  const int* inner = lower.innerIndexPtr();
+  const double* values = lower.valuePtr();
+  int longest = 0;
+  for (int j = 0; j < lower.outerSize(); ++j) longest = std::max(longest, outer[j + 1] - outer[j]);
+  std::vector<PetscInt> targets(static_cast<std::size_t>(longest));
+  for (int j = 0; j < lower.outerSize(); ++j) {
+    const int begin = outer[j];
+    const auto count = static_cast<PetscInt>(outer[j + 1] - begin);
+    if (count == 0) continue;
+    const PetscInt column = index[j];
+    bool any_owned = false;
+    for (PetscInt k = 0; k < count; ++k) {
+      const int row = index[inner[begin + k]];
+      targets[k] = rows_.owns(row) ? row : -1;
+      any_owned = any_owned || targets[k] >= 0;
+    }
+    if (any_owned)  // A_ij into the rows i held here: a column of `count` rows
+      check(MatSetValues(matrix_, count, targets.data(), 1, &column, values + begin, INSERT_VALUES),
+            "MatSetValues");
+    if (!rows_.owns(column)) continue;
+    for (PetscInt k = 0; k < count; ++k)  // A_ji, i != j, into row j
+      targets[k] = inner[begin + k] == j ? -1 : index[inner[begin + k]];
+    check(MatSetValues(matrix_, 1, &column, count, targets.data(), values + begin, INSERT_VALUES),
           "MatSetValues");
   }
   check(MatAssemblyBegin(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
