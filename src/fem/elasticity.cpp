@@ -134,13 +134,18 @@ DofPartition::DofPartition(const std::vector<bool>& prescribed)
   }
 }
 
-void DofPartition::split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix& k_fp) const {
-  std::vector<Eigen::Triplet<double, int>> ff, fp;
+void DofPartition::split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix& k_fp,
+                         SparseMatrix* k_pp) const {
+  std::vector<Eigen::Triplet<double, int>> ff, fp, pp;
   ff.reserve(static_cast<std::size_t>(k.nonZeros()));
   for (int col = 0; col < k.outerSize(); ++col)
     for (SparseMatrix::InnerIterator it(k, col); it; ++it) {
       const int row_free = free_index_[it.row()];
-      if (row_free < 0) continue;
+      if (row_free < 0) {
+        if (k_pp != nullptr && free_index_[col] < 0)
+          pp.emplace_back(prescribed_index_[it.row()], prescribed_index_[col], it.value());
+        continue;
+      }
       if (free_index_[col] >= 0)
         ff.emplace_back(row_free, free_index_[col], it.value());
       else
@@ -150,6 +155,10 @@ void DofPartition::split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix
   k_ff.setFromTriplets(ff.begin(), ff.end());
   k_fp.resize(n_free(), n_prescribed());
   k_fp.setFromTriplets(fp.begin(), fp.end());
+  if (k_pp != nullptr) {
+    k_pp->resize(n_prescribed(), n_prescribed());
+    k_pp->setFromTriplets(pp.begin(), pp.end());
+  }
 }
 
 std::vector<Vector6d> element_stresses(const Mesh& mesh, const Matrix6d& d,

@@ -42,8 +42,10 @@ class DofPartition {
   [[nodiscard]] const std::vector<int>& free_dofs() const { return free_dofs_; }
   [[nodiscard]] const std::vector<int>& prescribed_dofs() const { return prescribed_dofs_; }
 
-  /// K_ff (free x free) and K_fp (free x prescribed) of a full matrix.
-  void split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix& k_fp) const;
+  /// K_ff (free x free) and K_fp (free x prescribed) of a full matrix, and
+  /// K_pp (prescribed x prescribed) where asked.
+  void split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix& k_fp,
+             SparseMatrix* k_pp = nullptr) const;
 
  private:
   std::vector<int> free_index_, prescribed_index_;

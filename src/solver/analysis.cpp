@@ -282,7 +282,6 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       condense_contact_operators(rho_override);
     timings_.factorization += choice_seconds;
   }
-  measure_stiffness_norm();
   report_setup_phase("solving for the free motions of the load patterns");
   set_up_load_patterns();
   setup_progress_ = nullptr;  // the application's callback may not outlive the set-up
@@ -450,9 +449,10 @@ void Analysis::share_setup_from(const Analysis& donor, const std::vector<double>
   shares_setup_ = true;
   setup_donor_case_ = donor.case_.source;
   d_ = donor.d_;
-  k_ = donor.k_;
-  k_ff_ = donor.k_ff_;
+  k_ff_lower_ = donor.k_ff_lower_;
   k_fp_ = donor.k_fp_;
+  k_pp_ = donor.k_pp_;
+  stiffness_norm_ = donor.stiffness_norm_;
   solver_ = donor.solver_;
   contact_path_ = donor.contact_path_;
   contact_path_.reason += " (the set-up of " + donor.case_.source.filename().string() + ")";
@@ -464,8 +464,11 @@ void Analysis::assemble_and_split_stiffness() {
   if (!solver_) solver_ = make_linear_solver(case_);
   auto start = std::chrono::steady_clock::now();
   d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
-  k_ = assemble_stiffness(mesh_, d_);
-  partition_->split(k_, k_ff_, k_fp_);
+  {
+    const SparseMatrix k = assemble_stiffness(mesh_, d_);
+    partition_->split(k, k_ff_, k_fp_, &k_pp_);
+    measure_stiffness_norm(k);
+  }  // K itself is not kept: its blocks are
   if (solver_->uses_rigid_body_modes())
     solver_->set_rigid_body_modes(rigid_body_modes(mesh_, *partition_));
   timings_.assembly = seconds_since(start);
@@ -538,6 +541,7 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
       }
   contact_->set_condensed_operators(CondensedOperators::from_matrices(std::move(s), std::move(w)),
                                     rho_override);
+  keep_lower_triangle_of_k_ff();
   timings_.delassus = seconds_since(start);
 }
 
@@ -551,8 +555,7 @@ ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& ch
   // Called only where the dense path's matrices alone do not decide.
   const auto stiffness_run = [this]() {
     report_setup_phase("analysing the stiffness' factor to choose the contact path");
-    SparseMatrix lower = k_ff_.triangularView<Eigen::Lower>();
-    lower.makeCompressed();
+    const SparseMatrix lower = lower_triangle(k_ff_);
     const double factor_bytes = solver_->analyzed_factor_bytes(lower);
     return factor_bytes < 0.0 ? -1.0
                               : stiffness_run_bytes(factor_bytes, static_cast<int>(k_ff_.rows()));
@@ -566,12 +569,10 @@ ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& ch
 void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_override,
                                               const std::function<double()>& available_memory) {
   auto start = std::chrono::steady_clock::now();
-  auto k_lower = std::make_shared<SparseMatrix>(k_ff_.triangularView<Eigen::Lower>());
-  k_lower->makeCompressed();
-  k_ff_ = SparseMatrix();  // not needed after the set-up; the lower triangle is kept
-  report_setup_phase("factorizing the stiffness (" + std::to_string(k_lower->rows()) +
+  keep_lower_triangle_of_k_ff();
+  report_setup_phase("factorizing the stiffness (" + std::to_string(k_ff_lower_->rows()) +
                      " unknowns; sparse contact path)");
-  solver_->factorize_lower(*k_lower, false);
+  solver_->factorize_lower(*k_ff_lower_, false);
   timings_.factorization = seconds_since(start);
   start = std::chrono::steady_clock::now();
   report_setup_phase("estimating the Delassus operator's diagonal blocks");
@@ -582,7 +583,7 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   }
   contact_->set_condensed_operators(
       SparseDelassusOperator::create(
-          std::move(k_lower), solver_, std::move(dofs),
+          k_ff_lower_, solver_, std::move(dofs),
           {case_.solver.sparse_preconditioner,
            [this](const std::string& phase) { report_setup_phase(phase); }, available_memory}),
       rho_override);
@@ -590,12 +591,21 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
 }
 
 /// |K| for the equilibrium check's reference force (check_equilibrium).
-void Analysis::measure_stiffness_norm() {
-  for (int j = 0; j < k_.outerSize(); ++j) {  // K is symmetric: column sums are row sums
+void Analysis::measure_stiffness_norm(const SparseMatrix& k) {
+  for (int j = 0; j < k.outerSize(); ++j) {  // K is symmetric: column sums are row sums
     double sum = 0.0;
-    for (SparseMatrix::InnerIterator it(k_, j); it; ++it) sum += std::abs(it.value());
+    for (SparseMatrix::InnerIterator it(k, j); it; ++it) sum += std::abs(it.value());
     stiffness_norm_ = std::max(stiffness_norm_, sum);
   }
+}
+
+/// The lower triangle of K_ff for the rest of the run, and K_ff whole
+/// released. Released by a swap: Eigen 3.4's sparse assignment keeps the
+/// storage it had (`k_ff_ = SparseMatrix()` freed nothing, and K_ff stayed
+/// for the whole run).
+void Analysis::keep_lower_triangle_of_k_ff() {
+  k_ff_lower_ = std::make_shared<const SparseMatrix>(lower_triangle(k_ff_));
+  SparseMatrix().swap(k_ff_);
 }
 
 /// Load patterns and their free motions, all in one multi-column solve.
@@ -944,6 +954,30 @@ void Analysis::recover_displacements(Increment& inc) {
   if (!u.allFinite()) throw NumericalError("non-finite displacements");
 }
 
+long Analysis::stiffness_entries_held() const {
+  long entries = 0;
+  for (const SparseMatrix* k : {&k_ff_, &k_fp_, &k_pp_, k_ff_lower_.get()})
+    if (k != nullptr) entries += static_cast<long>(k->data().allocatedSize());
+  return entries;
+}
+
+/// K u on every dof, from the blocks the run keeps (K_ff's lower triangle,
+/// K_fp, K_pp): [K_ff u_f + K_fp u_p; K_fp^T u_f + K_pp u_p].
+Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
+  const std::vector<int>& free = partition_->free_dofs();
+  const std::vector<int>& prescribed = partition_->prescribed_dofs();
+  const Eigen::VectorXd u_f = u(free);
+  const Eigen::VectorXd u_p = u(prescribed);
+  Eigen::VectorXd k_u(u.size());
+  Eigen::VectorXd part = k_ff_lower_->selfadjointView<Eigen::Lower>() * u_f;
+  part.noalias() += k_fp_ * u_p;
+  k_u(free) = part;
+  part = k_fp_.transpose() * u_f;
+  part.noalias() += k_pp_ * u_p;
+  k_u(prescribed) = part;
+  return k_u;
+}
+
 // Equilibrium (physics.md 3.3): K u - f_ext - C^T r vanishes on the free dofs;
 // on the prescribed ones it is the reaction of the supports. Its reference
 // force is the largest of |f_ext|, |C^T r| and |K| |u| (max norms; |K| the
@@ -959,7 +993,7 @@ void Analysis::check_equilibrium(Increment& inc) const {
   const Eigen::VectorXd& u = inc.u;
   const Eigen::VectorXd& f_ext = inc.f_ext;
   const Eigen::VectorXd& forces = inc.forces;
-  Eigen::VectorXd residual = k_ * u;
+  Eigen::VectorXd residual = stiffness_times(u);
   const double reference =
       std::max({f_ext.lpNorm<Eigen::Infinity>(), forces.lpNorm<Eigen::Infinity>(),
                 stiffness_norm_ * u.lpNorm<Eigen::Infinity>()});

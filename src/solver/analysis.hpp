@@ -199,9 +199,13 @@ class Analysis {
 
   /// Full displacement vector (3 per node) of the last converged state.
   [[nodiscard]] const Eigen::VectorXd& displacement() const { return u_; }
-  /// The full stiffness and the elasticity matrix (for energies and tests).
-  [[nodiscard]] const SparseMatrix& stiffness() const { return k_; }
+  /// The elasticity matrix (for stresses and tests).
   [[nodiscard]] const Matrix6d& elasticity() const { return d_; }
+  /// The entries allocated for the stiffness matrices this analysis holds
+  /// once set up: K_ff's lower triangle (shared with the sparse contact path
+  /// and with analyses that share the set-up), K_fp and K_pp; neither K nor
+  /// K_ff whole (for tests of what the run keeps).
+  [[nodiscard]] long stiffness_entries_held() const;
   /// External nodal forces at the last converged state.
   [[nodiscard]] const Eigen::VectorXd& external_forces() const { return f_ext_; }
   [[nodiscard]] const DofPartition& partition() const { return *partition_; }
@@ -264,7 +268,9 @@ class Analysis {
   void report_setup_phase(const std::string& phase) const;
   void set_up_sparse_contact_operator(const std::vector<double>& rho_override,
                                       const std::function<double()>& available_memory);
-  void measure_stiffness_norm();
+  void measure_stiffness_norm(const SparseMatrix& k);
+  [[nodiscard]] Eigen::VectorXd stiffness_times(const Eigen::VectorXd& u) const;
+  void keep_lower_triangle_of_k_ff();
   void set_up_load_patterns();
   void start_at_rest();
 
@@ -289,7 +295,14 @@ class Analysis {
   Case case_;
   const Mesh& mesh_;
   Matrix6d d_;
-  SparseMatrix k_, k_ff_, k_fp_;
+  // The stiffness in blocks of free (f) and prescribed (p) dofs. K_ff whole
+  // lives during the set-up only; the run keeps its lower triangle (shared
+  // with the sparse contact path and with analyses that share this set-up)
+  // and K_fp, K_pp, which are small: no whole K or K_ff beside the
+  // factorization (docs/performance.md, "Memory of the stiffness").
+  SparseMatrix k_ff_;
+  std::shared_ptr<const SparseMatrix> k_ff_lower_;
+  SparseMatrix k_fp_, k_pp_;
   std::unique_ptr<DofPartition> partition_;
   std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;

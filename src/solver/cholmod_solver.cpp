@@ -81,7 +81,7 @@ class CholmodSolver final : public LinearSolver {
   void factorize(const SparseMatrix& a) override {
     free_single_precision_factor();
     if (factor_) cholmod_free_factor(&factor_, &common_);
-    SparseMatrix lower = a.triangularView<Eigen::Lower>();
+    SparseMatrix lower = lower_triangle(a);
     cholmod_sparse view = lower_view(lower);
     factor_ = cholmod_analyze(&view, &common_);
     analysis_flops_ = common_.fl;
@@ -122,7 +122,7 @@ class CholmodSolver final : public LinearSolver {
       throw NumericalError("factorize_and_condense on a preconditioner's CHOLMOD solver");
     free_single_precision_factor();
     if (factor_) cholmod_free_factor(&factor_, &common_);
-    SparseMatrix lower = a.triangularView<Eigen::Lower>();
+    SparseMatrix lower = lower_triangle(a);
     cholmod_sparse view = lower_view(lower);
     std::vector<int> perm = contact_last_ordering(lower, condensed);
     analyze_with_given_ordering(view, perm);

@@ -8,6 +8,22 @@
 
 namespace bipo {
 
+SparseMatrix lower_triangle(const SparseMatrix& a) {
+  Eigen::Index entries = 0;
+  for (int col = 0; col < a.outerSize(); ++col)
+    for (SparseMatrix::InnerIterator it(a, col); it; ++it)
+      if (it.row() >= col) ++entries;
+  SparseMatrix lower(a.rows(), a.cols());
+  lower.reserve(entries);
+  for (int col = 0; col < a.outerSize(); ++col) {
+    lower.startVec(col);
+    for (SparseMatrix::InnerIterator it(a, col); it; ++it)
+      if (it.row() >= col) lower.insertBackByOuterInner(col, it.row()) = it.value();
+  }
+  lower.finalize();
+  return lower;
+}
+
 void LinearSolver::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
   const Eigen::MatrixXd b = x;
   Eigen::MatrixXd solution;

@@ -13,6 +13,13 @@
 
 namespace bipo {
 
+/// The lower triangle (row >= column) of `a`, compressed, in storage of
+/// exactly its entries: what factorize_lower takes. Not
+/// `a.triangularView<Eigen::Lower>()` assigned to a matrix: Eigen 3.4 grows
+/// that one's storage by doubling as it fills it, up to twice the entries,
+/// and keeps the excess.
+[[nodiscard]] SparseMatrix lower_triangle(const SparseMatrix& a);
+
 /// The condensed operators on some unknowns of an SPD matrix A (see
 /// LinearSolver::factorize_and_condense), dense, in the order asked.
 struct CondensedMatrices {

@@ -118,11 +118,7 @@ class PetscLinearSolver final : public LinearSolver {
   // then works on the node graph); GAMG also takes them as near-null space.
   [[nodiscard]] bool uses_rigid_body_modes() const override { return true; }
 
-  void factorize(const SparseMatrix& a) override {
-    SparseMatrix lower = a.triangularView<Eigen::Lower>();
-    lower.makeCompressed();
-    factorize_lower(lower, false);
-  }
+  void factorize(const SparseMatrix& a) override { factorize_lower(lower_triangle(a), false); }
 
   void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) override {
     if (!lower.isCompressed())

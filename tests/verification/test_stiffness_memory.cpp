@@ -1,0 +1,78 @@
+// What the analysis keeps of the stiffness once set up (solver/analysis.hpp):
+// K_ff's lower triangle, K_fp and K_pp, on the dense and the sparse contact
+// path and in an analysis that shares another's set-up; never K or K_ff
+// whole (docs/performance.md, "Memory of the stiffness"). The count is an
+// identity: the entries of those blocks of the assembled K, split here
+// independently of the analysis. The results these blocks give (reactions,
+// the equilibrium residual) are checked by every run's own equilibrium
+// check and by ContactSolver.LoadUnloadCycleSatisfiesDiscreteEnergyIdentity
+// against a K assembled by that test.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "fem/elasticity.hpp"
+#include "mesh/generate.hpp"
+#include "solver/analysis.hpp"
+
+namespace bipo {
+namespace {
+
+Case seed_punch_case(ContactSolverChoice kind) {
+  Case c;
+  c.source = "stiffness-memory";
+  c.material = {210000.0, 0.3};
+  c.program.segments = {{1.0, 2, 0}};
+  c.dirichlet.push_back({"top", {0.0, 0.0, -0.1}, std::nullopt});
+  ContactPlane plane;
+  plane.name = "floor";
+  plane.set = "bottom";
+  plane.friction = {0.2, 0.2, 0.2, 0.2};
+  c.contacts.push_back(plane);
+  c.solver.contact_solver = kind;
+  return c;
+}
+
+/// Entries of K_ff's lower triangle, K_fp and K_pp, and of K, split from a
+/// K assembled here.
+struct BlockCounts {
+  long kept = 0;
+  long whole = 0;
+};
+
+BlockCounts block_counts(const Mesh& mesh, const Analysis& analysis) {
+  const SparseMatrix k = assemble_stiffness(mesh, analysis.elasticity());
+  SparseMatrix k_ff, k_fp, k_pp;
+  analysis.partition().split(k, k_ff, k_fp, &k_pp);
+  const SparseMatrix lower = k_ff.triangularView<Eigen::Lower>();
+  return {static_cast<long>(lower.nonZeros() + k_fp.nonZeros() + k_pp.nonZeros()),
+          static_cast<long>(k.nonZeros())};
+}
+
+TEST(StiffnessMemory, TheRunKeepsTheLowerTriangleOfKffAndTheSmallBlocksOnly) {
+  const Mesh mesh = generate_cylinder({});
+  for (const ContactSolverChoice kind : {ContactSolverChoice::dense, ContactSolverChoice::sparse}) {
+    SCOPED_TRACE(kind == ContactSolverChoice::dense ? "dense path" : "sparse path");
+    const Analysis analysis(seed_punch_case(kind), mesh);
+    const BlockCounts counts = block_counts(mesh, analysis);
+    EXPECT_EQ(analysis.stiffness_entries_held(), counts.kept);
+    // About half of K: its lower triangle's share of the free rows.
+    EXPECT_LT(analysis.stiffness_entries_held(), 0.6 * static_cast<double>(counts.whole));
+  }
+}
+
+TEST(StiffnessMemory, AnAnalysisThatSharesTheSetUpHoldsTheSameBlocks) {
+  const Mesh mesh = generate_cylinder({});
+  const Case c = seed_punch_case(ContactSolverChoice::sparse);
+  const Analysis donor(c, mesh);
+  SetupChoices choices;
+  choices.setup_donor = [&donor](const Analysis&) { return &donor; };
+  Case other = c;
+  other.contacts[0].friction = {0.5, 0.5, 0.5, 0.5};
+  const Analysis sharing(other, mesh, nullptr, choices);
+  EXPECT_TRUE(sharing.shares_setup());
+  EXPECT_EQ(sharing.stiffness_entries_held(), block_counts(mesh, sharing).kept);
+}
+
+}  // namespace
+}  // namespace bipo
