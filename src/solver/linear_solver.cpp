@@ -24,6 +24,14 @@ SparseMatrix lower_triangle(const SparseMatrix& a) {
   return lower;
 }
 
+void LinearSolver::factorize_lower_changed(const SparseMatrix& lower, const LowerChanges& changes,
+                                           bool reuse_analysis) {
+  SparseMatrix changed = lower;
+  for (std::size_t k = 0; k < changes.positions.size(); ++k)
+    changed.valuePtr()[changes.positions[k]] += changes.values[k];
+  factorize_lower(changed, reuse_analysis);
+}
+
 void LinearSolver::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
   const Eigen::MatrixXd b = x;
   Eigen::MatrixXd solution;

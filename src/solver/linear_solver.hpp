@@ -46,6 +46,25 @@ class LinearSolver {
   /// analysis of the previous factorize_lower, which must have had the same
   /// pattern: a refactorization costs the numeric part only.
   virtual void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) = 0;
+  /// Entries added to a matrix's lower triangle, by position in its value
+  /// array (lower.valuePtr()): the matrix A + C of factorize_lower_changed.
+  struct LowerChanges {
+    std::vector<int> positions;
+    std::vector<double> values;
+  };
+  /// factorize_lower of `lower` with `changes` added to its values, for a
+  /// matrix that differs from one the caller keeps in a few entries of its
+  /// pattern only (the sparse contact path's P = K_ff + springs). This
+  /// default adds them to a copy of `lower`, which lives during the call.
+  /// A backend that copies the values into its own matrix anyway (PETSc)
+  /// adds them there: with it the caller need not hold a copy of A + C
+  /// (keeps_own_copy_of_matrix).
+  virtual void factorize_lower_changed(const SparseMatrix& lower, const LowerChanges& changes,
+                                       bool reuse_analysis);
+  /// True for a backend whose solves use a copy of the matrix that it made
+  /// when it factorized (PETSc's matrix of each rank's rows), false where
+  /// the factor alone is kept (CHOLMOD).
+  [[nodiscard]] virtual bool keeps_own_copy_of_matrix() const { return false; }
   /// Solves A X = B for one or several right-hand sides (columns of b).
   /// Safe to call from several threads at once (analyses running at once
   /// share a factorization); a backend whose library is not serializes.

@@ -630,11 +630,14 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::shared_ptr<const SparseDelassusOperator> op_;
   int n_free_ = 0, n_held_ = 0;
   std::vector<int> held_slot_;  // 3 per node (local components): slot index or -1
-  // K's pattern, P's values; shared with P's solver where its refined
-  // solves iterate on it (refine_approximate_inverse).
-  std::shared_ptr<SparseMatrix> p_lower_;
-  std::vector<std::array<int, 9>> block_positions_;  // per node: (a, b) with da >= db
   std::unique_ptr<LinearSolver> p_factor_;
+  // K's pattern, P's values; shared with P's solver where its refined
+  // solves iterate on it (refine_approximate_inverse). None where P's
+  // solver keeps its own copy of P (PETSc): it gets K_ff's lower triangle
+  // and the springs (p_changes_) instead, and no rank holds P twice.
+  std::shared_ptr<SparseMatrix> p_lower_;
+  LinearSolver::LowerChanges p_changes_;
+  std::vector<std::array<int, 9>> block_positions_;  // per node: (a, b) with da >= db
   bool factorized_ = false;
   std::vector<Eigen::Matrix3d> x_inverse_;  // at the factorization
   std::vector<double> held_diagonal_;       // P at the held slots
@@ -657,9 +660,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
 };
 
 SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelassusOperator> op)
-    : op_(std::move(op)),
-      p_lower_(std::make_shared<SparseMatrix>(op_->stiffness_lower())),
-      p_factor_(op_->stiffness_solver().new_solver_for_preconditioning()) {
+    : op_(std::move(op)), p_factor_(op_->stiffness_solver().new_solver_for_preconditioning()) {
+  if (!p_factor_->keeps_own_copy_of_matrix())
+    p_lower_ = std::make_shared<SparseMatrix>(op_->stiffness_lower());
   const ContactDofs& dofs = op_->dofs();
   const int m = dofs.n_nodes();
   n_free_ = op_->n_free();
@@ -672,7 +675,7 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
       for (int b = 0; b < 3; ++b) {
         const int da = dofs.free_dofs[3 * i + a], db = dofs.free_dofs[3 * i + b];
         block_positions_[i][3 * a + b] =
-            da >= 0 && db >= 0 && da >= db ? position_in_lower(*p_lower_, da, db) : -1;
+            da >= 0 && db >= 0 && da >= db ? position_in_lower(op_->stiffness_lower(), da, db) : -1;
       }
   x_inverse_.resize(static_cast<std::size_t>(m));
   x_.resize(static_cast<std::size_t>(m));
@@ -764,7 +767,9 @@ bool SparseNewtonStepSolver::needs_factorization() const {
 void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   const ContactDofs& dofs = op_->dofs();
   const SparseMatrix& k = op_->stiffness_lower();
-  std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_->valuePtr());
+  if (p_lower_) std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_->valuePtr());
+  p_changes_.positions.clear();
+  p_changes_.values.clear();
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
   const double smallest = p_factor_->is_iterative() ? smallest_x_iterative : smallest_x;
   for (int i = 0; i < dofs.n_nodes(); ++i) {
@@ -782,8 +787,14 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
     const Eigen::Matrix3d global = dofs.frames[i].transpose() * spring * dofs.frames[i];
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)
-        if (const int pos = block_positions_[i][3 * a + b]; pos >= 0)
-          p_lower_->valuePtr()[pos] += global(a, b);
+        if (const int pos = block_positions_[i][3 * a + b]; pos >= 0) {
+          if (p_lower_) {
+            p_lower_->valuePtr()[pos] += global(a, b);
+          } else {
+            p_changes_.positions.push_back(pos);
+            p_changes_.values.push_back(global(a, b));
+          }
+        }
     for (int kk = 0; kk < 3; ++kk)
       if (held_slot_[3 * i + kk] >= 0)
         held_diagonal_[3 * i + kk] = op_->held_springs()[3 * i + kk] + spring(kk, kk);
@@ -793,7 +804,10 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   // instead of adding to it; the next solve allocates the vectors again.
   gmres_.release_storage();
   if (gmres_long_) gmres_long_->release_storage();
-  p_factor_->factorize_lower(*p_lower_, factorized_);
+  if (p_lower_)
+    p_factor_->factorize_lower(*p_lower_, factorized_);
+  else
+    p_factor_->factorize_lower_changed(k, p_changes_, factorized_);
   factorized_ = true;
   fresh_ = true;
   ++factorizations_;
@@ -887,7 +901,8 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
       gmres_.release_storage();  // never used again
       recount_ = true;           // the refresh rule compares long-restart steps from here on
       if (p_factor_->holds_lower_precision_factor() &&
-          !p_factor_->refine_approximate_inverse(p_lower_, refined_preconditioner_tolerance)) {
+          !(p_lower_ &&
+            p_factor_->refine_approximate_inverse(p_lower_, refined_preconditioner_tolerance))) {
         // The stages that need the long restart are those where P's
         // single-precision rounding cost twice the Newton steps (N = 24,
         // case C; docs/performance.md, "P in single precision"): from here

@@ -361,6 +361,33 @@ TEST(LinearSolver, CholmodPreconditionerRefinedSolvesKeepTheDoubleSolvesBackward
   EXPECT_EQ((y - y_exact).norm(), 0.0);
 }
 
+// The default factorize_lower_changed (CHOLMOD's): the solution of the
+// changed matrix, and lower itself untouched; CHOLMOD keeps no copy of the
+// matrix, so the sparse contact path keeps P itself.
+TEST(LinearSolver, CholmodChangedLowerTriangleSolvesAsTheChangedMatrix) {
+  const PunchSystem system = punch_system();
+  const SparseMatrix lower = lower_triangle(system.k_ff);
+  LinearSolver::LowerChanges changes;
+  SparseMatrix changed = lower;
+  for (const int dof : system.bottom_dofs) {
+    const int diagonal = lower.outerIndexPtr()[dof];
+    changes.positions.push_back(diagonal);
+    changes.values.push_back(3.0e6);
+    changed.valuePtr()[diagonal] += 3.0e6;
+  }
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(lower.rows(), -1.0, 2.0);
+  auto whole = make_cholmod_solver();
+  whole->factorize_lower(changed, false);
+  auto by_changes = make_cholmod_solver();
+  by_changes->factorize_lower_changed(lower, changes, false);
+  Eigen::MatrixXd expected, x;
+  whole->solve(b, expected);
+  by_changes->solve(b, x);
+  EXPECT_EQ((x - expected).norm(), 0.0);  // the same matrix, the same factor
+  EXPECT_EQ(SparseMatrix(lower - lower_triangle(system.k_ff)).norm(), 0.0);
+  EXPECT_FALSE(by_changes->keeps_own_copy_of_matrix());
+}
+
 TEST(LinearSolver, NonPositiveDefiniteMatrixIsANumericalError) {
   SparseMatrix a(2, 2);
   a.insert(0, 0) = 1.0;

@@ -9,6 +9,7 @@
 
 #include <Eigen/Geometry>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -299,6 +300,46 @@ TEST(PetscSolver, RefactorizationWithTheSamePatternSolvesTheNewMatrix) {
   petsc->solve(system.b, x2);
   EXPECT_LT(relative_difference(2.0 * x2, x1), 1e-12);
   EXPECT_LT(relative_difference(x1, cholmod_solution(system)), 1e-10);
+}
+
+// factorize_lower_changed adds the changes as PETSc's matrix is filled (no
+// copy of the changed matrix): the solution is that of the changed matrix
+// factorized as a whole, on a first factorization and on a refactorization
+// with other changes; a change outside the matrix is refused.
+TEST(PetscSolver, ChangedLowerTriangleSolvesAsTheChangedMatrix) {
+  SKIP_WITHOUT_PETSC();
+  const HeldCylinder system = held_cylinder();
+  const SparseMatrix lower = lower_triangle(system.k_ff);
+  auto by_changes = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+  for (const double spring : {2.0e5, 7.0e6}) {
+    // Springs on the diagonal of every fifth column, and one entry beside it.
+    LinearSolver::LowerChanges changes;
+    SparseMatrix changed = lower;
+    for (int j = 0; j < lower.cols(); j += 5) {
+      const int diagonal = lower.outerIndexPtr()[j];  // first entry of a lower column
+      ASSERT_EQ(lower.innerIndexPtr()[diagonal], j);
+      for (const int position : {diagonal, diagonal + 1}) {
+        if (position >= lower.outerIndexPtr()[j + 1]) continue;
+        const double value = position == diagonal ? spring : -0.1 * spring;
+        changes.positions.push_back(position);
+        changes.values.push_back(value);
+        changed.valuePtr()[position] += value;
+      }
+    }
+    auto whole = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+    whole->factorize_lower(changed, false);
+    Eigen::MatrixXd expected, x;
+    whole->solve(system.b, expected);
+    by_changes->factorize_lower_changed(lower, changes, spring != 2.0e5);  // then reused
+    by_changes->solve(system.b, x);
+    EXPECT_LT(relative_difference(x, expected), 1e-13) << spring;
+    EXPECT_GT(relative_difference(x, cholmod_solution(system)), 1e-3) << spring;
+  }
+  auto petsc = make_petsc_solver({PetscMethod::direct, 1e-12, 100});
+  EXPECT_TRUE(petsc->keeps_own_copy_of_matrix());
+  EXPECT_THROW(
+      petsc->factorize_lower_changed(lower, {{static_cast<int>(lower.nonZeros())}, {1.0}}, false),
+      std::logic_error);
 }
 
 TEST(PetscSolver, NonPositiveDefiniteMatrixIsANumericalError) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -121,6 +122,13 @@ class PetscLinearSolver final : public LinearSolver {
   void factorize(const SparseMatrix& a) override { factorize_lower(lower_triangle(a), false); }
 
   void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) override {
+    factorize_lower_changed(lower, {}, reuse_analysis);
+  }
+
+  // The changes go into PETSc's matrix as it is filled: the caller keeps
+  // no copy of the changed matrix (LinearSolver::factorize_lower_changed).
+  void factorize_lower_changed(const SparseMatrix& lower, const LowerChanges& changes,
+                               bool reuse_analysis) override {
     if (!lower.isCompressed())
       throw NumericalError("factorize_lower: the matrix is not compressed");
     const std::lock_guard<std::mutex> lock(petsc_mutex);
@@ -129,9 +137,10 @@ class PetscLinearSolver final : public LinearSolver {
       destroy();
       create_matrix(lower);
     }
-    fill_matrix(lower);
+    fill_matrix(lower, changes);
     set_up_solver();
   }
+  [[nodiscard]] bool keeps_own_copy_of_matrix() const override { return true; }
 
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
     solve_columns(b, x, 0.0);
@@ -176,7 +185,7 @@ class PetscLinearSolver final : public LinearSolver {
 
  private:
   void create_matrix(const SparseMatrix& lower);
-  void fill_matrix(const SparseMatrix& lower);
+  void fill_matrix(const SparseMatrix& lower, const LowerChanges& changes);
   void set_up_solver();
   void configure_method();
   void enlarge_mumps_workspace();
@@ -279,18 +288,43 @@ void PetscLinearSolver::create_matrix(const SparseMatrix& lower) {
 // values and where each came from: 16 bytes an entry) was as large as
 // PETSc's matrix itself, for K_ff and again for P, on every rank
 // (docs/performance.md, "Memory of the stiffness").
-void PetscLinearSolver::fill_matrix(const SparseMatrix& lower) {
+//
+// `changes` are added to their entries on the way, column by column, in a
+// copy of the column alone.
+void PetscLinearSolver::fill_matrix(const SparseMatrix& lower, const LowerChanges& changes) {
   const std::vector<int>& index = rows_.partition.new_index;
   const int* outer = lower.outerIndexPtr();
   const int* inner = lower.innerIndexPtr();
-  const double* values = lower.valuePtr();
   int longest = 0;
   for (int j = 0; j < lower.outerSize(); ++j) longest = std::max(longest, outer[j + 1] - outer[j]);
   std::vector<PetscInt> targets(static_cast<std::size_t>(longest));
+  std::vector<double> changed_column(static_cast<std::size_t>(longest));
+  std::vector<std::size_t> by_position(changes.positions.size());
+  for (std::size_t k = 0; k < by_position.size(); ++k) {
+    if (changes.positions[k] < 0 || changes.positions[k] >= lower.nonZeros())
+      throw std::logic_error("fill_matrix: a change outside the matrix's entries");
+    by_position[k] = k;
+  }
+  std::sort(by_position.begin(), by_position.end(), [&](std::size_t a, std::size_t b) {
+    return changes.positions[a] < changes.positions[b];
+  });
+  std::size_t next_change = 0;
   for (int j = 0; j < lower.outerSize(); ++j) {
     const int begin = outer[j];
     const auto count = static_cast<PetscInt>(outer[j + 1] - begin);
     if (count == 0) continue;
+    const double* values = lower.valuePtr() + begin;
+    if (next_change < by_position.size() &&
+        changes.positions[by_position[next_change]] < begin + count) {
+      std::copy(values, values + count, changed_column.begin());
+      for (; next_change < by_position.size() &&
+             changes.positions[by_position[next_change]] < begin + count;
+           ++next_change) {
+        const std::size_t k = by_position[next_change];
+        changed_column[static_cast<std::size_t>(changes.positions[k] - begin)] += changes.values[k];
+      }
+      values = changed_column.data();
+    }
     const PetscInt column = index[j];
     bool any_owned = false;
     for (PetscInt k = 0; k < count; ++k) {
@@ -299,12 +333,12 @@ void PetscLinearSolver::fill_matrix(const SparseMatrix& lower) {
       any_owned = any_owned || targets[k] >= 0;
     }
     if (any_owned)  // A_ij into the rows i held here: a column of `count` rows
-      check(MatSetValues(matrix_, count, targets.data(), 1, &column, values + begin, INSERT_VALUES),
+      check(MatSetValues(matrix_, count, targets.data(), 1, &column, values, INSERT_VALUES),
             "MatSetValues");
     if (!rows_.owns(column)) continue;
     for (PetscInt k = 0; k < count; ++k)  // A_ji, i != j, into row j
       targets[k] = inner[begin + k] == j ? -1 : index[inner[begin + k]];
-    check(MatSetValues(matrix_, 1, &column, count, targets.data(), values + begin, INSERT_VALUES),
+    check(MatSetValues(matrix_, 1, &column, count, targets.data(), values, INSERT_VALUES),
           "MatSetValues");
   }
   check(MatAssemblyBegin(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
