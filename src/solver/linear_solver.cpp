@@ -2,6 +2,8 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -24,8 +26,20 @@ SparseMatrix lower_triangle(const SparseMatrix& a) {
   return lower;
 }
 
+void LinearSolver::LowerChanges::check_within(const SparseMatrix& lower) const {
+  if (values.size() != positions.size())
+    throw std::logic_error("LowerChanges: " + std::to_string(positions.size()) + " positions but " +
+                           std::to_string(values.size()) + " values");
+  for (const int position : positions)
+    if (position < 0 || position >= lower.nonZeros())
+      throw std::logic_error("LowerChanges: position " + std::to_string(position) +
+                             " is not one of the matrix's " + std::to_string(lower.nonZeros()) +
+                             " entries");
+}
+
 void LinearSolver::factorize_lower_changed(const SparseMatrix& lower, const LowerChanges& changes,
                                            bool reuse_analysis) {
+  changes.check_within(lower);
   SparseMatrix changed = lower;
   for (std::size_t k = 0; k < changes.positions.size(); ++k)
     changed.valuePtr()[changes.positions[k]] += changes.values[k];

@@ -51,6 +51,9 @@ class LinearSolver {
   struct LowerChanges {
     std::vector<int> positions;
     std::vector<double> values;
+    /// Throws std::logic_error unless there is one value per position and
+    /// every position is one of `lower`'s entries (a caller's mistake).
+    void check_within(const SparseMatrix& lower) const;
   };
   /// factorize_lower of `lower` with `changes` added to its values, for a
   /// matrix that differs from one the caller keeps in a few entries of its

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "fem/elasticity.hpp"
@@ -386,6 +387,9 @@ TEST(LinearSolver, CholmodChangedLowerTriangleSolvesAsTheChangedMatrix) {
   EXPECT_EQ((x - expected).norm(), 0.0);  // the same matrix, the same factor
   EXPECT_EQ(SparseMatrix(lower - lower_triangle(system.k_ff)).norm(), 0.0);
   EXPECT_FALSE(by_changes->keeps_own_copy_of_matrix());
+  changes.values.pop_back();  // one value fewer than positions: a caller's mistake
+  EXPECT_THROW(by_changes->factorize_lower_changed(lower, changes, true), std::logic_error);
+  EXPECT_THROW(by_changes->factorize_lower_changed(lower, {{-1}, {1.0}}, true), std::logic_error);
 }
 
 TEST(LinearSolver, NonPositiveDefiniteMatrixIsANumericalError) {

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -131,6 +130,7 @@ class PetscLinearSolver final : public LinearSolver {
                                bool reuse_analysis) override {
     if (!lower.isCompressed())
       throw NumericalError("factorize_lower: the matrix is not compressed");
+    changes.check_within(lower);
     const std::lock_guard<std::mutex> lock(petsc_mutex);
     const bool same_pattern = reuse_analysis && matrix_ != nullptr && n_ == lower.rows();
     if (!same_pattern) {
@@ -299,12 +299,8 @@ void PetscLinearSolver::fill_matrix(const SparseMatrix& lower, const LowerChange
   for (int j = 0; j < lower.outerSize(); ++j) longest = std::max(longest, outer[j + 1] - outer[j]);
   std::vector<PetscInt> targets(static_cast<std::size_t>(longest));
   std::vector<double> changed_column(static_cast<std::size_t>(longest));
-  std::vector<std::size_t> by_position(changes.positions.size());
-  for (std::size_t k = 0; k < by_position.size(); ++k) {
-    if (changes.positions[k] < 0 || changes.positions[k] >= lower.nonZeros())
-      throw std::logic_error("fill_matrix: a change outside the matrix's entries");
-    by_position[k] = k;
-  }
+  std::vector<std::size_t> by_position(changes.positions.size());  // checked by the caller
+  for (std::size_t k = 0; k < by_position.size(); ++k) by_position[k] = k;
   std::sort(by_position.begin(), by_position.end(), [&](std::size_t a, std::size_t b) {
     return changes.positions[a] < changes.positions[b];
   });
