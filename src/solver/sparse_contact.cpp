@@ -767,7 +767,6 @@ bool SparseNewtonStepSolver::needs_factorization() const {
 void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   const ContactDofs& dofs = op_->dofs();
   const SparseMatrix& k = op_->stiffness_lower();
-  if (p_lower_) std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_->valuePtr());
   p_changes_.positions.clear();
   p_changes_.values.clear();
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
@@ -788,12 +787,8 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)
         if (const int pos = block_positions_[i][3 * a + b]; pos >= 0) {
-          if (p_lower_) {
-            p_lower_->valuePtr()[pos] += global(a, b);
-          } else {
-            p_changes_.positions.push_back(pos);
-            p_changes_.values.push_back(global(a, b));
-          }
+          p_changes_.positions.push_back(pos);
+          p_changes_.values.push_back(global(a, b));
         }
     for (int kk = 0; kk < 3; ++kk)
       if (held_slot_[3 * i + kk] >= 0)
@@ -804,10 +799,14 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   // instead of adding to it; the next solve allocates the vectors again.
   gmres_.release_storage();
   if (gmres_long_) gmres_long_->release_storage();
-  if (p_lower_)
+  if (p_lower_) {  // P kept here: K_ff's values plus the springs
+    std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_->valuePtr());
+    for (std::size_t c = 0; c < p_changes_.positions.size(); ++c)
+      p_lower_->valuePtr()[p_changes_.positions[c]] += p_changes_.values[c];
     p_factor_->factorize_lower(*p_lower_, factorized_);
-  else
+  } else {
     p_factor_->factorize_lower_changed(k, p_changes_, factorized_);
+  }
   factorized_ = true;
   fresh_ = true;
   ++factorizations_;

@@ -26,6 +26,7 @@
 
 #include "mesh/generate.hpp"
 #include "parallel/parallel_runtime.hpp"
+#include "punch_case.hpp"
 #include "solver/analysis.hpp"
 #include "solver/contact_path.hpp"
 #include "solver/sparse_contact.hpp"
@@ -42,20 +43,7 @@ class FinishParallelRuntime : public ::testing::Environment {
 [[maybe_unused]] ::testing::Environment* const finish_runtime =
     ::testing::AddGlobalTestEnvironment(new FinishParallelRuntime);
 
-Case cylinder_case(const FrictionParams& friction, ContactSolverChoice kind) {
-  Case c;
-  c.source = "sparse-contact";
-  c.material = {210000.0, 0.3};
-  c.program.segments = {{1.0, 3, 0}, {0.5, 4, 0}, {1.0, 2, 0}};
-  c.dirichlet.push_back({"top", {0.0, 0.0, -0.1}, std::nullopt});
-  ContactPlane plane;
-  plane.name = "floor";
-  plane.set = "bottom";
-  plane.friction = friction;
-  c.contacts.push_back(plane);
-  c.solver.contact_solver = kind;
-  return c;
-}
+using test::cylinder_case;
 
 /// Runs both paths through the program and compares every increment; with
 /// `petsc`, the sparse one solves with PETSc's CG and GAMG at the tolerance

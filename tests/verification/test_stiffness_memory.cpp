@@ -9,28 +9,16 @@
 // against a K assembled by that test.
 #include <gtest/gtest.h>
 
-#include <optional>
-
 #include "fem/elasticity.hpp"
 #include "mesh/generate.hpp"
+#include "punch_case.hpp"
 #include "solver/analysis.hpp"
 
 namespace bipo {
 namespace {
 
 Case seed_punch_case(ContactSolverChoice kind) {
-  Case c;
-  c.source = "stiffness-memory";
-  c.material = {210000.0, 0.3};
-  c.program.segments = {{1.0, 2, 0}};
-  c.dirichlet.push_back({"top", {0.0, 0.0, -0.1}, std::nullopt});
-  ContactPlane plane;
-  plane.name = "floor";
-  plane.set = "bottom";
-  plane.friction = {0.2, 0.2, 0.2, 0.2};
-  c.contacts.push_back(plane);
-  c.solver.contact_solver = kind;
-  return c;
+  return test::cylinder_case({0.2, 0.2, 0.2, 0.2}, kind);
 }
 
 /// Entries of K_ff's lower triangle, K_fp and K_pp, and of K, split from a
