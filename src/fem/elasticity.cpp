@@ -63,24 +63,36 @@ std::vector<std::vector<int>> colour_elements(const Mesh& mesh) {
   return colours;
 }
 
-SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d) {
+SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d, StoredTriangle stored) {
   const auto adjacency = node_neighbours(mesh);
   const int n_dofs = 3 * mesh.n_nodes();
+  const bool lower = stored == StoredTriangle::lower;
+  // first[a]: where column node a's row nodes start in its sorted neighbours:
+  // at a itself for the lower triangle (rows >= columns), else at the first.
+  std::vector<int> first(mesh.n_nodes(), 0);
+  if (lower)
+    for (int a = 0; a < mesh.n_nodes(); ++a)
+      first[a] = static_cast<int>(std::lower_bound(adjacency[a].begin(), adjacency[a].end(), a) -
+                                  adjacency[a].begin());
 
-  // Pattern: column 3a+c holds the rows 3b+c' for every neighbour b of a.
+  // Pattern: column 3a+c holds the rows 3b+c' for every neighbour b of a
+  // (from row 3a+c on, for the lower triangle).
   SparseMatrix k(n_dofs, n_dofs);
   std::vector<int> outer(n_dofs + 1, 0);
   for (int a = 0; a < mesh.n_nodes(); ++a)
     for (int c = 0; c < 3; ++c)
-      outer[3 * a + c + 1] = outer[3 * a + c] + 3 * static_cast<int>(adjacency[a].size());
+      outer[3 * a + c + 1] =
+          outer[3 * a + c] + 3 * static_cast<int>(adjacency[a].size() - first[a]) - (lower ? c : 0);
   k.resizeNonZeros(outer.back());
   std::copy(outer.begin(), outer.end(), k.outerIndexPtr());
   int* inner = k.innerIndexPtr();
   for (int a = 0; a < mesh.n_nodes(); ++a)
     for (int c = 0; c < 3; ++c) {
       int pos = outer[3 * a + c];
-      for (int b : adjacency[a])
-        for (int r = 0; r < 3; ++r) inner[pos++] = 3 * b + r;
+      for (std::size_t i = first[a]; i < adjacency[a].size(); ++i)
+        for (int r = 0; r < 3; ++r)
+          if (!lower || 3 * adjacency[a][i] + r >= 3 * a + c)
+            inner[pos++] = 3 * adjacency[a][i] + r;
     }
   double* values = k.valuePtr();
   std::fill(values, values + outer.back(), 0.0);
@@ -90,12 +102,20 @@ SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d) {
     for (int a = 0; a < n; ++a) {  // column node
       const auto& neighbours = adjacency[element[a]];
       for (int b = 0; b < n; ++b) {  // row node
+        if (lower && element[b] < element[a]) continue;
         const int rank =
             static_cast<int>(std::lower_bound(neighbours.begin(), neighbours.end(), element[b]) -
-                             neighbours.begin());
+                             neighbours.begin()) -
+            first[element[a]];
         for (int ca = 0; ca < 3; ++ca) {
-          double* column = values + outer[3 * element[a] + ca] + 3 * rank;
-          for (int cb = 0; cb < 3; ++cb) column[cb] += ke(3 * b + cb, 3 * a + ca);
+          const int column_dof = 3 * element[a] + ca;
+          // Row 3 b + cb's place in the column: its node block's, less the
+          // rows above the diagonal that the lower triangle leaves out of
+          // node a's own block.
+          const int block_start = outer[column_dof] + 3 * rank - (lower ? ca : 0);
+          for (int cb = 0; cb < 3; ++cb)
+            if (!lower || 3 * element[b] + cb >= column_dof)
+              values[block_start + cb] += ke(3 * b + cb, 3 * a + ca);
         }
       }
     }
@@ -134,30 +154,49 @@ DofPartition::DofPartition(const std::vector<bool>& prescribed)
   }
 }
 
-void DofPartition::split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix& k_fp,
-                         SparseMatrix* k_pp) const {
-  std::vector<Eigen::Triplet<double, int>> ff, fp, pp;
-  ff.reserve(static_cast<std::size_t>(k.nonZeros()));
-  for (int col = 0; col < k.outerSize(); ++col)
-    for (SparseMatrix::InnerIterator it(k, col); it; ++it) {
-      const int row_free = free_index_[it.row()];
-      if (row_free < 0) {
-        if (k_pp != nullptr && free_index_[col] < 0)
-          pp.emplace_back(prescribed_index_[it.row()], prescribed_index_[col], it.value());
-        continue;
-      }
-      if (free_index_[col] >= 0)
-        ff.emplace_back(row_free, free_index_[col], it.value());
-      else
-        fp.emplace_back(row_free, prescribed_index_[col], it.value());
+void DofPartition::split_lower_triangle(const SparseMatrix& k_lower, SparseMatrix& k_ff_lower,
+                                        SparseMatrix& k_fp, SparseMatrix* k_pp) const {
+  if (k_lower.rows() != n_dofs() || k_lower.cols() != n_dofs() || !k_lower.isCompressed())
+    throw std::logic_error("split_lower_triangle: not a compressed matrix of the partition's size");
+  Eigen::Index ff_entries = 0;
+  for (int col = 0; col < k_lower.outerSize(); ++col)
+    for (SparseMatrix::InnerIterator it(k_lower, col); it; ++it) {
+      if (it.row() < col)
+        throw std::logic_error("split_lower_triangle: an entry above the diagonal");
+      if (free_index_[col] >= 0 && free_index_[it.row()] >= 0) ++ff_entries;
     }
-  k_ff.resize(n_free(), n_free());
-  k_ff.setFromTriplets(ff.begin(), ff.end());
-  k_fp.resize(n_free(), n_prescribed());
-  k_fp.setFromTriplets(fp.begin(), fp.end());
+  SparseMatrix ff(n_free(), n_free());
+  ff.reserve(ff_entries);
+  // K_fp and K_pp are small (the prescribed dofs' couplings): triplets. An
+  // entry (i, j) of the triangle is K_ij = K_ji of both blocks it may touch.
+  std::vector<Eigen::Triplet<double, int>> fp, pp;
+  for (int col = 0; col < k_lower.outerSize(); ++col) {
+    const int col_free = free_index_[col];
+    if (col_free >= 0) ff.startVec(col_free);  // free columns come in order
+    for (SparseMatrix::InnerIterator it(k_lower, col); it; ++it) {
+      const int row = static_cast<int>(it.row());
+      const int row_free = free_index_[row];
+      if (row_free >= 0 && col_free >= 0)
+        ff.insertBackByOuterInner(col_free, row_free) = it.value();
+      else if (row_free >= 0)
+        fp.emplace_back(row_free, prescribed_index_[col], it.value());
+      else if (col_free >= 0)
+        fp.emplace_back(col_free, prescribed_index_[row], it.value());
+      else if (k_pp != nullptr) {
+        pp.emplace_back(prescribed_index_[row], prescribed_index_[col], it.value());
+        if (row != col) pp.emplace_back(prescribed_index_[col], prescribed_index_[row], it.value());
+      }
+    }
+  }
+  ff.finalize();
+  k_ff_lower.swap(ff);
+  SparseMatrix fp_block(n_free(), n_prescribed());
+  fp_block.setFromTriplets(fp.begin(), fp.end());
+  k_fp.swap(fp_block);
   if (k_pp != nullptr) {
-    k_pp->resize(n_prescribed(), n_prescribed());
-    k_pp->setFromTriplets(pp.begin(), pp.end());
+    SparseMatrix pp_block(n_prescribed(), n_prescribed());
+    pp_block.setFromTriplets(pp.begin(), pp.end());
+    k_pp->swap(pp_block);
   }
 }
 

@@ -15,11 +15,20 @@ namespace bipo {
 
 using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
+/// Which entries of the symmetric stiffness an assembly stores.
+enum class StoredTriangle {
+  whole,  ///< both triangles
+  lower,  ///< row >= column only: about half the memory, and all that a
+          ///< run keeps (DofPartition::split_lower_triangle)
+};
+
 /// Assembles the stiffness of the whole mesh. The element loop runs in
 /// parallel (OpenMP) over colours of elements that share no node, so every
 /// entry receives its contributions in the same order whatever the number of
-/// threads: the result is bitwise deterministic.
-[[nodiscard]] SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d);
+/// threads: the result is bitwise deterministic, and the lower triangle's
+/// entries are those of the whole matrix, bit for bit.
+[[nodiscard]] SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d,
+                                              StoredTriangle stored = StoredTriangle::whole);
 
 /// Element colouring used by the assembly (exposed for tests): no two
 /// elements of the same colour share a node.
@@ -42,10 +51,16 @@ class DofPartition {
   [[nodiscard]] const std::vector<int>& free_dofs() const { return free_dofs_; }
   [[nodiscard]] const std::vector<int>& prescribed_dofs() const { return prescribed_dofs_; }
 
-  /// K_ff (free x free) and K_fp (free x prescribed) of a full matrix, and
-  /// K_pp (prescribed x prescribed) where asked.
-  void split(const SparseMatrix& k, SparseMatrix& k_ff, SparseMatrix& k_fp,
-             SparseMatrix* k_pp = nullptr) const;
+  /// From the lower triangle of a symmetric K (compressed, rows sorted in
+  /// each column: assemble_stiffness's StoredTriangle::lower): the lower
+  /// triangle of K_ff (free x free), K_fp (free x prescribed) whole, and
+  /// K_pp (prescribed x prescribed) whole where asked. K_ff's triangle is
+  /// copied column by column in storage of exactly its entries (free dofs
+  /// keep their order, so its rows stay sorted): no list of triplets and no
+  /// transposed copy, which were four times K's size at once during the
+  /// set-up (docs/performance.md, "The set-up's copies of the stiffness").
+  void split_lower_triangle(const SparseMatrix& k_lower, SparseMatrix& k_ff_lower,
+                            SparseMatrix& k_fp, SparseMatrix* k_pp = nullptr) const;
 
  private:
   std::vector<int> free_index_, prescribed_index_;

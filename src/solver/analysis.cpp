@@ -465,9 +465,14 @@ void Analysis::assemble_and_split_stiffness() {
   auto start = std::chrono::steady_clock::now();
   d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
   {
-    const SparseMatrix k = assemble_stiffness(mesh_, d_);
-    partition_->split(k, k_ff_, k_fp_, &k_pp_);
-    measure_stiffness_norm(k);
+    // Only K's lower triangle is ever made (half of K), and only K_ff's
+    // lower triangle out of it: the set-up's peak is K's triangle beside
+    // K_ff's (docs/performance.md, "The set-up's copies of the stiffness").
+    const SparseMatrix k_lower = assemble_stiffness(mesh_, d_, StoredTriangle::lower);
+    SparseMatrix k_ff_lower;
+    partition_->split_lower_triangle(k_lower, k_ff_lower, k_fp_, &k_pp_);
+    k_ff_lower_ = std::make_shared<const SparseMatrix>(std::move(k_ff_lower));
+    measure_stiffness_norm(k_lower);
   }  // K itself is not kept: its blocks are
   if (solver_->uses_rigid_body_modes())
     solver_->set_rigid_body_modes(rigid_body_modes(mesh_, *partition_));
@@ -490,12 +495,12 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
       condensed_rows.push_back(j);
     }
   report_setup_phase(
-      m == 0 ? "factorizing the stiffness (" + std::to_string(k_ff_.rows()) + " unknowns)"
-             : "factorizing the stiffness (" + std::to_string(k_ff_.rows()) +
+      m == 0 ? "factorizing the stiffness (" + std::to_string(k_ff_lower_->rows()) + " unknowns)"
+             : "factorizing the stiffness (" + std::to_string(k_ff_lower_->rows()) +
                    " unknowns) with the contact unknowns last and condensing onto them (dense "
                    "contact path: " +
                    std::to_string(condensed_dofs.size()) + " contact unknowns)");
-  CondensedMatrices condensed = solver_->factorize_and_condense(k_ff_, condensed_dofs);
+  CondensedMatrices condensed = solver_->factorize_lower_and_condense(*k_ff_lower_, condensed_dofs);
   Eigen::MatrixXd& s = condensed.stiffness;
   Eigen::MatrixXd& w = condensed.compliance;
   timings_.factorization = seconds_since(start);
@@ -541,7 +546,6 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
       }
   contact_->set_condensed_operators(CondensedOperators::from_matrices(std::move(s), std::move(w)),
                                     rho_override);
-  keep_lower_triangle_of_k_ff();
   timings_.delassus = seconds_since(start);
 }
 
@@ -555,10 +559,10 @@ ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& ch
   // Called only where the dense path's matrices alone do not decide.
   const auto stiffness_run = [this]() {
     report_setup_phase("analysing the stiffness' factor to choose the contact path");
-    const SparseMatrix lower = lower_triangle(k_ff_);
-    const double factor_bytes = solver_->analyzed_factor_bytes(lower);
-    return factor_bytes < 0.0 ? -1.0
-                              : stiffness_run_bytes(factor_bytes, static_cast<int>(k_ff_.rows()));
+    const double factor_bytes = solver_->analyzed_factor_bytes(*k_ff_lower_);
+    return factor_bytes < 0.0
+               ? -1.0
+               : stiffness_run_bytes(factor_bytes, static_cast<int>(k_ff_lower_->rows()));
   };
   return choose_contact_path(case_.solver.contact_solver, contact_->n_nodes(), available,
                              stiffness_run);
@@ -569,7 +573,6 @@ ContactPathChoice Analysis::choose_contact_path_for_setup(const SetupChoices& ch
 void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_override,
                                               const std::function<double()>& available_memory) {
   auto start = std::chrono::steady_clock::now();
-  keep_lower_triangle_of_k_ff();
   report_setup_phase("factorizing the stiffness (" + std::to_string(k_ff_lower_->rows()) +
                      " unknowns; sparse contact path)");
   solver_->factorize_lower(*k_ff_lower_, false);
@@ -590,22 +593,18 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   timings_.delassus = seconds_since(start);
 }
 
-/// |K| for the equilibrium check's reference force (check_equilibrium).
-void Analysis::measure_stiffness_norm(const SparseMatrix& k) {
-  for (int j = 0; j < k.outerSize(); ++j) {  // K is symmetric: column sums are row sums
-    double sum = 0.0;
-    for (SparseMatrix::InnerIterator it(k, j); it; ++it) sum += std::abs(it.value());
-    stiffness_norm_ = std::max(stiffness_norm_, sum);
-  }
-}
-
-/// The lower triangle of K_ff for the rest of the run, and K_ff whole
-/// released. Released by a swap: Eigen 3.4's sparse assignment keeps the
-/// storage it had (`k_ff_ = SparseMatrix()` freed nothing, and K_ff stayed
-/// for the whole run).
-void Analysis::keep_lower_triangle_of_k_ff() {
-  k_ff_lower_ = std::make_shared<const SparseMatrix>(lower_triangle(k_ff_));
-  SparseMatrix().swap(k_ff_);
+/// |K| (the largest row sum of |K_ij|) for the equilibrium check's
+/// reference force (check_equilibrium), from K's lower triangle: an entry
+/// below the diagonal counts in its row and, as its mirror image, in its
+/// column's row.
+void Analysis::measure_stiffness_norm(const SparseMatrix& k_lower) {
+  Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(k_lower.rows());
+  for (int j = 0; j < k_lower.outerSize(); ++j)
+    for (SparseMatrix::InnerIterator it(k_lower, j); it; ++it) {
+      row_sums(it.row()) += std::abs(it.value());
+      if (it.row() != j) row_sums(j) += std::abs(it.value());
+    }
+  stiffness_norm_ = row_sums.size() > 0 ? row_sums.maxCoeff() : 0.0;
 }
 
 /// Load patterns and their free motions, all in one multi-column solve.
@@ -956,7 +955,7 @@ void Analysis::recover_displacements(Increment& inc) {
 
 long Analysis::stiffness_entries_held() const {
   long entries = 0;
-  for (const SparseMatrix* k : {&k_ff_, &k_fp_, &k_pp_, k_ff_lower_.get()})
+  for (const SparseMatrix* k : {&k_fp_, &k_pp_, k_ff_lower_.get()})
     if (k != nullptr) entries += static_cast<long>(k->data().allocatedSize());
   return entries;
 }

@@ -268,9 +268,8 @@ class Analysis {
   void report_setup_phase(const std::string& phase) const;
   void set_up_sparse_contact_operator(const std::vector<double>& rho_override,
                                       const std::function<double()>& available_memory);
-  void measure_stiffness_norm(const SparseMatrix& k);
+  void measure_stiffness_norm(const SparseMatrix& k_lower);
   [[nodiscard]] Eigen::VectorXd stiffness_times(const Eigen::VectorXd& u) const;
-  void keep_lower_triangle_of_k_ff();
   void set_up_load_patterns();
   void start_at_rest();
 
@@ -295,12 +294,12 @@ class Analysis {
   Case case_;
   const Mesh& mesh_;
   Matrix6d d_;
-  // The stiffness in blocks of free (f) and prescribed (p) dofs. K_ff whole
-  // lives during the set-up only; the run keeps its lower triangle (shared
-  // with the sparse contact path and with analyses that share this set-up)
-  // and K_fp, K_pp, which are small: no whole K or K_ff beside the
-  // factorization (docs/performance.md, "Memory of the stiffness").
-  SparseMatrix k_ff_;
+  // The stiffness in blocks of free (f) and prescribed (p) dofs: K_ff's
+  // lower triangle (shared with the sparse contact path and with analyses
+  // that share this set-up) and K_fp, K_pp, which are small. Neither K nor
+  // K_ff whole is ever made; K's lower triangle lives during the assembly
+  // only (docs/performance.md, "Memory of the stiffness" and "The set-up's
+  // copies of the stiffness").
   std::shared_ptr<const SparseMatrix> k_ff_lower_;
   SparseMatrix k_fp_, k_pp_;
   std::unique_ptr<DofPartition> partition_;

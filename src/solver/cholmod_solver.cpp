@@ -110,23 +110,25 @@ class CholmodSolver final : public LinearSolver {
   // and the trailing block L_cc of L is the Cholesky factor of the Schur
   // complement: S = L_cc L_cc^T and S^-1 = L_cc^-T L_cc^-1. No solve is
   // needed, and S is never factorized again.
-  CondensedMatrices factorize_and_condense(const SparseMatrix& a,
-                                           const std::vector<int>& condensed) override {
-    const int n = static_cast<int>(a.rows());
+  CondensedMatrices factorize_lower_and_condense(const SparseMatrix& lower,
+                                                 const std::vector<int>& condensed) override {
+    const int n = static_cast<int>(lower.rows());
     const int n_c = static_cast<int>(condensed.size());
     if (n_c == 0) {
-      factorize(a);
+      factorize_lower(lower, false);
       return {};
     }
+    if (!lower.isCompressed())
+      throw NumericalError("factorize_lower_and_condense: the matrix is not compressed");
     if (single_precision_inverse_)
-      throw NumericalError("factorize_and_condense on a preconditioner's CHOLMOD solver");
+      throw NumericalError("factorize_lower_and_condense on a preconditioner's CHOLMOD solver");
     free_single_precision_factor();
     if (factor_) cholmod_free_factor(&factor_, &common_);
-    SparseMatrix lower = lower_triangle(a);
-    cholmod_sparse view = lower_view(lower);
+    // CHOLMOD reads the matrix only; the view needs non-const pointers.
+    cholmod_sparse view = lower_view(const_cast<SparseMatrix&>(lower));  // NOLINT
     std::vector<int> perm = contact_last_ordering(lower, condensed);
     analyze_with_given_ordering(view, perm);
-    finish_factorization(view, a);
+    finish_factorization(view, lower);
     const int* final_perm = static_cast<const int*>(factor_->Perm);
     if (!factor_->is_super || !std::equal(perm.begin(), perm.end(), final_perm))
       throw NumericalError("CHOLMOD did not keep the given ordering");

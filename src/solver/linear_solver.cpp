@@ -53,15 +53,15 @@ void LinearSolver::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
   x = solution.col(0);
 }
 
-CondensedMatrices LinearSolver::factorize_and_condense(const SparseMatrix& a,
-                                                       const std::vector<int>& condensed) {
-  factorize(a);
+CondensedMatrices LinearSolver::factorize_lower_and_condense(const SparseMatrix& lower,
+                                                             const std::vector<int>& condensed) {
+  factorize_lower(lower, false);
   const int n_c = static_cast<int>(condensed.size());
   Eigen::MatrixXd compliance(n_c, n_c), rhs, x;
   const int block = 96;  // right-hand sides per solve: bounded memory, BLAS-3 speed
   for (int first = 0; first < n_c; first += block) {
     const int n_cols = std::min(block, n_c - first);
-    rhs.setZero(a.rows(), n_cols);
+    rhs.setZero(lower.rows(), n_cols);
     for (int col = 0; col < n_cols; ++col) rhs(condensed[first + col], col) = 1.0;
     solve(rhs, x);
     for (int row = 0; row < n_c; ++row)

@@ -21,7 +21,7 @@ namespace bipo {
 [[nodiscard]] SparseMatrix lower_triangle(const SparseMatrix& a);
 
 /// The condensed operators on some unknowns of an SPD matrix A (see
-/// LinearSolver::factorize_and_condense), dense, in the order asked.
+/// LinearSolver::factorize_lower_and_condense), dense, in the order asked.
 struct CondensedMatrices {
   Eigen::MatrixXd stiffness;   ///< S = A_cc - A_ci A_ii^-1 A_ic
   Eigen::MatrixXd compliance;  ///< S^-1 = E^T A^-1 E, for E selecting them
@@ -32,15 +32,17 @@ class LinearSolver {
   virtual ~LinearSolver() = default;
   /// Factorizes an SPD matrix; throws NumericalError if it is not SPD.
   virtual void factorize(const SparseMatrix& a) = 0;
-  /// Factorizes A like factorize() and returns the condensed operators on
-  /// the unknowns `condensed` (dense, rows and columns in the order given):
+  /// Factorizes the SPD matrix A whose lower triangle (compressed) is
+  /// `lower`, like factorize_lower(lower, false), and returns the condensed
+  /// operators on the unknowns `condensed` (dense, rows and columns in the
+  /// order given):
   /// S = A_cc - A_ci A_ii^-1 A_ic, the stiffness that the rest of the system
   /// offers at those unknowns, and its inverse S^-1 = E^T A^-1 E for E
   /// selecting them. This default computes E^T A^-1 E by solves and inverts
   /// it; a backend can do much better (CHOLMOD reads both off a factor that
   /// orders them last). Throws NumericalError if they are not SPD.
-  virtual CondensedMatrices factorize_and_condense(const SparseMatrix& a,
-                                                   const std::vector<int>& condensed);
+  virtual CondensedMatrices factorize_lower_and_condense(const SparseMatrix& lower,
+                                                         const std::vector<int>& condensed);
   /// Factorizes the SPD matrix whose lower triangle (compressed) is
   /// `lower`. With `reuse_analysis`, keeps the ordering and symbolic
   /// analysis of the previous factorize_lower, which must have had the same

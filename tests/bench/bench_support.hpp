@@ -84,10 +84,10 @@ class CountingSolver final : public bipo::LinearSolver {
   }
   // Forwarded, so that the backend's own condensation (read off its factor)
   // is what is measured, not the generic one by solves.
-  bipo::CondensedMatrices factorize_and_condense(const bipo::SparseMatrix& a,
-                                                 const std::vector<int>& condensed) override {
+  bipo::CondensedMatrices factorize_lower_and_condense(const bipo::SparseMatrix& lower,
+                                                       const std::vector<int>& condensed) override {
     ++log_->factorizations;
-    return inner_->factorize_and_condense(a, condensed);
+    return inner_->factorize_lower_and_condense(lower, condensed);
   }
   void factorize_lower(const bipo::SparseMatrix& lower, bool reuse_analysis) override {
     inner_->factorize_lower(lower, reuse_analysis);

@@ -201,5 +201,79 @@ TEST(Assembly, BitwiseDeterministicAcrossThreadCountsAndEqualToSerialSum) {
   EXPECT_LT((one * translation).norm(), 1e-9 * one.norm());
 }
 
+// The lower triangle assembled alone is the whole matrix's, bit for bit (the
+// same contributions in the same order), on one thread and several.
+TEST(Assembly, LowerTriangleIsTheWholeMatrixsLowerTriangleBitForBit) {
+  const Mesh mesh = generate_cylinder({10.0, 10.0, 4, 4, 2});
+  const Matrix6d d = isotropic_elasticity(210000.0, 0.3);
+  const SparseMatrix whole = assemble_stiffness(mesh, d);
+  const int threads = omp_get_max_threads();
+  for (const int n_threads : {1, std::max(2, threads)}) {
+    omp_set_num_threads(n_threads);
+    const SparseMatrix lower = assemble_stiffness(mesh, d, StoredTriangle::lower);
+    ASSERT_TRUE(lower.isCompressed());
+    ASSERT_EQ(lower.rows(), whole.rows());
+    Eigen::Index expected_entries = 0;
+    for (int col = 0; col < whole.outerSize(); ++col) {
+      SparseMatrix::InnerIterator kept(lower, col);
+      for (SparseMatrix::InnerIterator it(whole, col); it; ++it) {
+        if (it.row() < col) continue;
+        ++expected_entries;
+        ASSERT_TRUE(kept) << "column " << col;
+        ASSERT_EQ(kept.row(), it.row());
+        ASSERT_EQ(kept.value(), it.value());
+        ++kept;
+      }
+      ASSERT_FALSE(kept) << "an extra entry in column " << col;
+    }
+    EXPECT_EQ(lower.nonZeros(), expected_entries);
+  }
+  omp_set_num_threads(threads);
+}
+
+// The blocks split from the lower triangle are the blocks of the symmetric
+// matrix that it stands for, exactly: free and prescribed dofs interleaved
+// (whole nodes and single components), K_fp and K_pp from entries on either
+// side of the diagonal. (The whole assembled K is symmetric to round-off
+// only, as its elements' matrices are: its upper triangle is not read.)
+TEST(DofPartition, SplitOfTheLowerTriangleGivesTheBlocksOfTheWholeMatrix) {
+  const Mesh mesh = generate_cylinder({10.0, 10.0, 4, 4, 2});
+  const Matrix6d d = isotropic_elasticity(210000.0, 0.3);
+  const SparseMatrix whole = assemble_stiffness(mesh, d);
+  Eigen::MatrixXd k = Eigen::MatrixXd(whole).triangularView<Eigen::Lower>();
+  k.triangularView<Eigen::StrictlyUpper>() = k.transpose();
+  std::vector<bool> prescribed(static_cast<std::size_t>(k.rows()), false);
+  for (int node : mesh.node_set("top"))
+    for (int c = 0; c < 3; ++c) prescribed[3 * node + c] = true;
+  for (std::size_t dof = 5; dof < prescribed.size(); dof += 7) prescribed[dof] = true;
+  const DofPartition partition(prescribed);
+  SparseMatrix k_ff_lower, k_fp, k_pp;
+  partition.split_lower_triangle(assemble_stiffness(mesh, d, StoredTriangle::lower), k_ff_lower,
+                                 k_fp, &k_pp);
+  const std::vector<int>& free = partition.free_dofs();
+  const std::vector<int>& held = partition.prescribed_dofs();
+  const Eigen::MatrixXd k_ff = k(free, free);
+  EXPECT_EQ(Eigen::MatrixXd(k_ff_lower), Eigen::MatrixXd(k_ff.triangularView<Eigen::Lower>()));
+  EXPECT_EQ(Eigen::MatrixXd(k_fp), Eigen::MatrixXd(k(free, held)));
+  EXPECT_EQ(Eigen::MatrixXd(k_pp), Eigen::MatrixXd(k(held, held)));
+  // Stored in exactly the entries of the pattern's free-free lower part (no
+  // spare room; entries that happen to be zero kept, as in K).
+  Eigen::Index pattern_entries = 0;
+  for (int col = 0; col < whole.outerSize(); ++col)
+    for (SparseMatrix::InnerIterator it(whole, col); it; ++it)
+      if (it.row() >= col && !prescribed[it.row()] && !prescribed[col]) ++pattern_entries;
+  EXPECT_TRUE(k_ff_lower.isCompressed());
+  EXPECT_EQ(k_ff_lower.nonZeros(), pattern_entries);
+  EXPECT_EQ(k_ff_lower.nonZeros(), static_cast<Eigen::Index>(k_ff_lower.data().allocatedSize()));
+}
+
+TEST(DofPartition, SplitOfTheLowerTriangleRefusesAMatrixWithEntriesAboveTheDiagonal) {
+  const Mesh mesh = generate_cylinder({10.0, 10.0, 2, 2, 1});
+  const SparseMatrix whole = assemble_stiffness(mesh, isotropic_elasticity(210000.0, 0.3));
+  const DofPartition partition(std::vector<bool>(static_cast<std::size_t>(whole.rows()), false));
+  SparseMatrix k_ff_lower, k_fp;
+  EXPECT_THROW(partition.split_lower_triangle(whole, k_ff_lower, k_fp), std::logic_error);
+}
+
 }  // namespace
 }  // namespace bipo

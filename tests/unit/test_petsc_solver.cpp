@@ -46,14 +46,16 @@ struct HeldCylinder {
 
 HeldCylinder held_cylinder() {
   const Mesh mesh = generate_cylinder({10.0, 10.0, 6, 6, 4});
-  const SparseMatrix k = assemble_stiffness(mesh, isotropic_elasticity(210000.0, 0.3));
+  const SparseMatrix k =
+      assemble_stiffness(mesh, isotropic_elasticity(210000.0, 0.3), StoredTriangle::lower);
   std::vector<bool> prescribed(k.rows(), false);
   for (int node : mesh.node_set("top"))
     for (int c = 0; c < 3; ++c) prescribed[3 * node + c] = true;
   const DofPartition partition(prescribed);
   HeldCylinder system;
-  SparseMatrix k_fp;
-  partition.split(k, system.k_ff, k_fp);
+  SparseMatrix k_ff_lower, k_fp;
+  partition.split_lower_triangle(k, k_ff_lower, k_fp);
+  system.k_ff = k_ff_lower.selfadjointView<Eigen::Lower>();
   system.modes.setZero(partition.n_free(), 6);
   for (int i = 0; i < partition.n_free(); ++i) {
     const int dof = partition.free_dofs()[i];
