@@ -37,12 +37,15 @@ void LinearSolver::LowerChanges::check_within(const SparseMatrix& lower) const {
                              " entries");
 }
 
+void LinearSolver::LowerChanges::add_to(SparseMatrix& matrix) const {
+  for (std::size_t k = 0; k < positions.size(); ++k) matrix.valuePtr()[positions[k]] += values[k];
+}
+
 void LinearSolver::factorize_lower_changed(const SparseMatrix& lower, const LowerChanges& changes,
                                            bool reuse_analysis) {
   changes.check_within(lower);
   SparseMatrix changed = lower;
-  for (std::size_t k = 0; k < changes.positions.size(); ++k)
-    changed.valuePtr()[changes.positions[k]] += changes.values[k];
+  changes.add_to(changed);
   factorize_lower(changed, reuse_analysis);
 }
 

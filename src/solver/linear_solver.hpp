@@ -56,6 +56,9 @@ class LinearSolver {
     /// Throws std::logic_error unless there is one value per position and
     /// every position is one of `lower`'s entries (a caller's mistake).
     void check_within(const SparseMatrix& lower) const;
+    /// Adds them to the values of `matrix`, which has the pattern of the
+    /// `lower` they were made for.
+    void add_to(SparseMatrix& matrix) const;
   };
   /// factorize_lower of `lower` with `changes` added to its values, for a
   /// matrix that differs from one the caller keeps in a few entries of its

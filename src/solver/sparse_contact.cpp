@@ -801,8 +801,7 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
   if (gmres_long_) gmres_long_->release_storage();
   if (p_lower_) {  // P kept here: K_ff's values plus the springs
     std::copy(k.valuePtr(), k.valuePtr() + k.nonZeros(), p_lower_->valuePtr());
-    for (std::size_t c = 0; c < p_changes_.positions.size(); ++c)
-      p_lower_->valuePtr()[p_changes_.positions[c]] += p_changes_.values[c];
+    p_changes_.add_to(*p_lower_);
     p_factor_->factorize_lower(*p_lower_, factorized_);
   } else {
     p_factor_->factorize_lower_changed(k, p_changes_, factorized_);
