@@ -472,8 +472,8 @@ void Analysis::assemble_and_split_stiffness() {
     SparseMatrix k_ff_lower;
     partition_->split_lower_triangle(k_lower, k_ff_lower, k_fp_, &k_pp_);
     k_ff_lower_ = std::make_shared<const SparseMatrix>(std::move(k_ff_lower));
-    measure_stiffness_norm(k_lower);
-  }  // K itself is not kept: its blocks are
+    stiffness_norm_ = symmetric_infinity_norm(k_lower);  // |K| for check_equilibrium
+  }                                                      // K itself is not kept: its blocks are
   if (solver_->uses_rigid_body_modes())
     solver_->set_rigid_body_modes(rigid_body_modes(mesh_, *partition_));
   timings_.assembly = seconds_since(start);
@@ -591,20 +591,6 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
            [this](const std::string& phase) { report_setup_phase(phase); }, available_memory}),
       rho_override);
   timings_.delassus = seconds_since(start);
-}
-
-/// |K| (the largest row sum of |K_ij|) for the equilibrium check's
-/// reference force (check_equilibrium), from K's lower triangle: an entry
-/// below the diagonal counts in its row and, as its mirror image, in its
-/// column's row.
-void Analysis::measure_stiffness_norm(const SparseMatrix& k_lower) {
-  Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(k_lower.rows());
-  for (int j = 0; j < k_lower.outerSize(); ++j)
-    for (SparseMatrix::InnerIterator it(k_lower, j); it; ++it) {
-      row_sums(it.row()) += std::abs(it.value());
-      if (it.row() != j) row_sums(j) += std::abs(it.value());
-    }
-  stiffness_norm_ = row_sums.size() > 0 ? row_sums.maxCoeff() : 0.0;
 }
 
 /// Load patterns and their free motions, all in one multi-column solve.

@@ -268,7 +268,6 @@ class Analysis {
   void report_setup_phase(const std::string& phase) const;
   void set_up_sparse_contact_operator(const std::vector<double>& rho_override,
                                       const std::function<double()>& available_memory);
-  void measure_stiffness_norm(const SparseMatrix& k_lower);
   [[nodiscard]] Eigen::VectorXd stiffness_times(const Eigen::VectorXd& u) const;
   void set_up_load_patterns();
   void start_at_rest();

@@ -297,13 +297,7 @@ class CholmodSolver final : public LinearSolver {
   void start_refinement(std::shared_ptr<const SparseMatrix> lower) const {
     if (!lower || lower->rows() != n_ || lower->cols() != n_)
       throw NumericalError("CHOLMOD's refined solves: not the matrix factorized");
-    Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(n_);
-    for (Eigen::Index col = 0; col < lower->outerSize(); ++col)
-      for (SparseMatrix::InnerIterator it(*lower, col); it; ++it) {
-        row_sums(it.row()) += std::abs(it.value());
-        if (it.row() != col) row_sums(col) += std::abs(it.value());
-      }
-    matrix_norm_ = row_sums.maxCoeff();
+    matrix_norm_ = symmetric_infinity_norm(*lower);
     refinement_matrix_ = std::move(lower);
   }
   // A preconditioner's solves need a few digits (a flexible GMRES corrects

@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -24,6 +25,16 @@ SparseMatrix lower_triangle(const SparseMatrix& a) {
   }
   lower.finalize();
   return lower;
+}
+
+double symmetric_infinity_norm(const SparseMatrix& lower) {
+  Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(lower.rows());
+  for (int col = 0; col < lower.outerSize(); ++col)
+    for (SparseMatrix::InnerIterator it(lower, col); it; ++it) {
+      row_sums(it.row()) += std::abs(it.value());
+      if (it.row() != col) row_sums(col) += std::abs(it.value());
+    }
+  return row_sums.size() > 0 ? row_sums.maxCoeff() : 0.0;
 }
 
 void LinearSolver::LowerChanges::check_within(const SparseMatrix& lower) const {

@@ -20,6 +20,11 @@ namespace bipo {
 /// and keeps the excess.
 [[nodiscard]] SparseMatrix lower_triangle(const SparseMatrix& a);
 
+/// |A|_inf (the largest row sum of |A_ij|) of the symmetric matrix whose
+/// lower triangle is `lower`: an entry below the diagonal counts in its row
+/// and, as its mirror image, in its column's row. 0 for an empty matrix.
+[[nodiscard]] double symmetric_infinity_norm(const SparseMatrix& lower);
+
 /// The condensed operators on some unknowns of an SPD matrix A (see
 /// LinearSolver::factorize_lower_and_condense), dense, in the order asked.
 struct CondensedMatrices {
