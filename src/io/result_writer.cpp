@@ -277,8 +277,6 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_contact_long_restart_refused_steps_ += step.contact_long_restart_refused_steps;
   total_contact_single_precision_steps_ += step.contact_single_precision_steps;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
-  if (!snapshot.contact_preconditioner.empty())
-    contact_preconditioner_ = snapshot.contact_preconditioner;
   seconds_linear_ += step.seconds_linear;
   seconds_contact_ += step.seconds_contact;
 
@@ -660,8 +658,10 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
                          {"long_restart_refused_steps", total_contact_long_restart_refused_steps_},
                          {"motion_corrections", total_contact_motion_corrections_},
                          {"single_precision_steps", total_contact_single_precision_steps_}};
-  if (!contact_preconditioner_.empty())
-    j["contact_solver"]["preconditioner"] = contact_preconditioner_;
+  if (!run_.contact_preconditioner.empty()) {
+    j["contact_solver"]["preconditioner"] = run_.contact_preconditioner;
+    j["contact_solver"]["preconditioner_reason"] = run_.contact_preconditioner_reason;
+  }
   if (total_contact_preconditioner_iterations_ > 0)
     j["contact_solver"]["preconditioner_krylov_iterations"] =
         total_contact_preconditioner_iterations_;

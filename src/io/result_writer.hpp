@@ -88,7 +88,6 @@ class ResultWriter {
   long total_contact_long_restart_steps_ = 0, total_contact_motion_corrections_ = 0;
   long total_contact_long_restart_refused_steps_ = 0;
   long total_contact_single_precision_steps_ = 0;
-  std::string contact_preconditioner_;  ///< the sparse path's, once chosen (StepSnapshot)
   // K_ff's solver's counters at the last step (StepSnapshot).
   std::pair<long, long> last_counts_{0, 0};
   double max_certificate_ = 0.0, max_residual_ = 0.0;

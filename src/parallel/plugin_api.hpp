@@ -16,8 +16,9 @@ namespace bipo {
 
 /// Raised whenever this table or the virtual functions of LinearSolver
 /// (solver/linear_solver.hpp), which the plugin implements, change: 2 since
-/// factorize_lower_changed and factorize_lower_and_condense.
-inline constexpr int kParallelPluginApiVersion = 2;
+/// factorize_lower_changed and factorize_lower_and_condense, 3 since
+/// processes().
+inline constexpr int kParallelPluginApiVersion = 3;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {

@@ -284,6 +284,13 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   }
   report_setup_phase("solving for the free motions of the load patterns");
   set_up_load_patterns();
+  // The sparse path's preconditioner is chosen now (a collective under
+  // MPI: every rank is here), not at the first contact step, so that the
+  // run says which before that step, which can take an hour at 10^6
+  // unknowns.
+  if (const std::string reason = contact_preconditioner_reason(); !reason.empty())
+    report_setup_phase("the contact Newton steps' preconditioner: " +
+                       std::string(contact_preconditioner()) + " (" + reason + ")");
   setup_progress_ = nullptr;  // the application's callback may not outlive the set-up
   start_at_rest();
   if (case_.wear) set_up_wear();
@@ -648,6 +655,12 @@ std::string_view Analysis::contact_preconditioner() const {
       break;
   }
   return "";
+}
+
+std::string Analysis::contact_preconditioner_reason() const {
+  const auto* sparse =
+      dynamic_cast<const SparseDelassusOperator*>(contact_->condensed_operators().get());
+  return sparse == nullptr ? std::string() : sparse->preconditioner_reason();
 }
 
 bool Analysis::can_share_setup_with(const Analysis& other) const {

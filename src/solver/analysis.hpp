@@ -216,10 +216,12 @@ class Analysis {
   /// "dense" or "sparse": how the contact problem's operator is held.
   /// The contact path chosen at set-up and why (the donor's when shared).
   [[nodiscard]] const ContactPathChoice& contact_path() const { return contact_path_; }
-  /// The sparse path's Newton-step preconditioner once chosen (at the first
-  /// contact Newton step with `auto`): "stiffness_factor" or "own_factor";
-  /// "" on the dense path and before the choice.
+  /// The sparse path's Newton-step preconditioner, chosen at the end of the
+  /// set-up: "stiffness_factor" or "own_factor"; "" on the dense path.
   [[nodiscard]] std::string_view contact_preconditioner() const;
+  /// Why, with the memory weighed (SparseDelassusOperator::preconditioner_reason);
+  /// "" on the dense path.
+  [[nodiscard]] std::string contact_preconditioner_reason() const;
   [[nodiscard]] std::string contact_solver() const {
     return contact_->condensed_operators() && !contact_->condensed_operators()->dense() ? "sparse"
                                                                                         : "dense";

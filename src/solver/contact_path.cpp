@@ -92,9 +92,6 @@ double available_memory_bytes() {
   return group >= 0.0 ? std::min(machine, group) : machine;
 }
 
-namespace {
-
-/// "12.3 GiB", or "45 MiB" below a GiB.
 std::string memory_text(double bytes) {
   char text[32];
   const double mib = bytes / (1024.0 * 1024.0);
@@ -104,8 +101,6 @@ std::string memory_text(double bytes) {
     std::snprintf(text, sizeof text, "%.1f GiB", mib / 1024.0);
   return text;
 }
-
-}  // namespace
 
 double stiffness_run_bytes(double factor_bytes, int unknowns) {
   return factor_bytes + stiffness_run_bytes_per_unknown * unknowns;

@@ -43,6 +43,9 @@ inline constexpr double dense_path_total_share = 0.9;
 /// scheduler's job, a container) leaves, when it has one.
 [[nodiscard]] double available_memory_bytes();
 
+/// A memory size for messages: "12.3 GiB", or "45 MiB" below a GiB.
+[[nodiscard]] std::string memory_text(double bytes);
+
 /// What a control group's memory limit leaves: limit - (usage - inactive
 /// file cache, which the kernel reclaims first), from the texts of its
 /// files (v2: memory.max, memory.current, memory.stat; v1:

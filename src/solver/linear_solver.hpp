@@ -193,6 +193,11 @@ class LinearSolver {
   /// chosen to spread or bound the memory (PETSc, on one rank or several),
   /// whose runs must need only its solves.
   [[nodiscard]] virtual bool is_serial_factorization() const { return false; }
+  /// The processes (MPI ranks) whose memory this solver's matrix and
+  /// factorization or multigrid hierarchy are divided among: 1 for a
+  /// serial backend. A second solver of the same kind (the sparse contact
+  /// path's `stiffness_factor`) costs each rank about its share.
+  [[nodiscard]] virtual int processes() const { return 1; }
   /// The rigid-body modes of the body on the free unknowns (n_free x 6:
   /// three translations, three rotations), given before a factorization
   /// to a backend that uses them (an algebraic multigrid's near-null

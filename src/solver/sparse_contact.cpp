@@ -72,37 +72,71 @@ int long_restart_that_fits(int wanted, int short_restart, double unknowns, doubl
   return units >= wanted ? wanted : static_cast<int>(units);
 }
 
+double second_factor_bytes(double factor_nonzeros, double stiffness_nonzeros) {
+  return (1.1 * 8.0 - 4.0) * factor_nonzeros + 12.0 * stiffness_nonzeros;
+}
+
 bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros, double available_bytes) {
-  const double second = (1.1 * 8.0 - 4.0) * factor_nonzeros + 12.0 * stiffness_nonzeros;
-  return second <= 0.5 * available_bytes;
+  return second_factor_bytes(factor_nonzeros, stiffness_nonzeros) <= 0.5 * available_bytes;
+}
+
+double second_multigrid_bytes_per_process(double stiffness_lower_nonzeros, int processes) {
+  // Its matrix and hierarchy: three copies of the full matrix at most, at
+  // 12 bytes per nonzero, divided among the processes like K_ff's own.
+  return 3.0 * 12.0 * (2.0 * stiffness_lower_nonzeros) / std::max(1, processes);
 }
 
 SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
   std::call_once(preconditioner_decided_, [this] {
-    if (preconditioner_ != SparsePreconditionerChoice::automatic) return;
+    using enum SparsePreconditionerChoice;
+    if (preconditioner_ != automatic) {
+      preconditioner_reason_ = std::string("solver.sparse_preconditioner: ") +
+                               (preconditioner_ == own_factor ? "own_factor" : "stiffness_factor");
+      return;
+    }
     const double available = available_memory();
+    const auto weighed = [&](SparsePreconditionerChoice chosen, const std::string& what,
+                             double bytes, const std::string& per) {
+      preconditioner_ = chosen;
+      preconditioner_reason_ = "solver.sparse_preconditioner: auto; " + what + " takes about " +
+                               memory_text(bytes) + per + ", " +
+                               (chosen == stiffness_factor ? "within" : "more than") +
+                               " half of the " + memory_text(available) + " available" + per;
+    };
     // With PETSc's Krylov methods the second "factorization" is a second
-    // multigrid set-up, of about K_ff's own size (its matrix and hierarchy:
-    // three copies of the full matrix at most, at 12 bytes per nonzero),
-    // and it saves most of own_factor's solves (docs/performance.md, "The
-    // second preconditioner under PETSc"). A direct distributed one
-    // (MUMPS) would be a second factor on the ranks: own_factor.
+    // multigrid set-up, of about K_ff's own size, and it saves most of
+    // own_factor's solves (docs/performance.md, "The second preconditioner
+    // under PETSc"). Each rank holds its share of it, and the memory given
+    // is already a rank's share: a whole hierarchy counted against one
+    // rank's share sent two ranks at N = 64 to own_factor, whose first
+    // Newton step did not end in two hours.
     if (k_factor_->is_iterative()) {
-      const double second = 3.0 * 12.0 * (2.0 * static_cast<double>(k_lower_->nonZeros()));
-      preconditioner_ = second <= 0.5 * available ? SparsePreconditionerChoice::stiffness_factor
-                                                  : SparsePreconditionerChoice::own_factor;
+      const int processes = k_factor_->processes();
+      const double second =
+          second_multigrid_bytes_per_process(static_cast<double>(k_lower_->nonZeros()), processes);
+      weighed(second <= 0.5 * available ? stiffness_factor : own_factor,
+              "a second multigrid set-up on P", second, processes > 1 ? " a rank" : "");
       return;
     }
+    // A direct distributed one (MUMPS) would be a second factor on the ranks.
     if (!k_factor_->is_serial_factorization()) {
-      preconditioner_ = SparsePreconditionerChoice::own_factor;
+      preconditioner_ = own_factor;
+      preconditioner_reason_ =
+          "solver.sparse_preconditioner: auto; a direct distributed solver would factorize P a "
+          "second time";
       return;
     }
-    const bool fits = second_factor_fits(k_factor_->factor_nonzeros(),
-                                         static_cast<double>(k_lower_->nonZeros()), available);
-    preconditioner_ = fits ? SparsePreconditionerChoice::stiffness_factor
-                           : SparsePreconditionerChoice::own_factor;
+    const double factor = k_factor_->factor_nonzeros();
+    const auto stiffness = static_cast<double>(k_lower_->nonZeros());
+    weighed(second_factor_fits(factor, stiffness, available) ? stiffness_factor : own_factor,
+            "a second factorization of P", second_factor_bytes(factor, stiffness), "");
   });
   return preconditioner_;
+}
+
+const std::string& SparseDelassusOperator::preconditioner_reason() const {
+  static_cast<void>(preconditioner());
+  return preconditioner_reason_;
 }
 
 SparseDelassusOperator::SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,

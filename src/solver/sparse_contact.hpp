@@ -43,11 +43,12 @@ struct SparseOperatorChoices {
   /// Told how far the estimate of W's diagonal blocks has got (minutes at
   /// 10^6 unknowns with an iterative solver), in words, during create().
   std::function<void(const std::string&)> progress;
-  /// The memory `automatic` may count on, in bytes, asked once at the
-  /// first Newton step (kept: it must not refer to the caller's frame).
-  /// Under mpirun every rank must get the same value (the ranks must take
-  /// the same preconditioner), so it may be a collective: every rank
-  /// reaches that step together. Empty: the machine's MemAvailable.
+  /// The memory `automatic` may count on, in bytes, asked once, when the
+  /// analysis asks for the choice at the end of its set-up (kept: it must
+  /// not refer to the caller's frame). Under mpirun every rank must get
+  /// the same value (the ranks must take the same preconditioner), so it
+  /// may be a collective: every rank reaches that point together. Empty:
+  /// the machine's MemAvailable.
   std::function<double()> available_memory;
 };
 
@@ -60,7 +61,7 @@ struct SparseOperatorChoices {
 /// factorization, of K plus the nodes' springs (`stiffness_factor`), or by
 /// K_ff's own factor only (`own_factor`: GMRES on the contact unknowns, no
 /// second factor in memory); `automatic` takes the second factorization
-/// when it fits in half of the memory available at the first step.
+/// when it fits in half of the memory available at the end of the set-up.
 class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
@@ -102,11 +103,15 @@ class SparseDelassusOperator final : public DelassusOperator,
   [[nodiscard]] const std::vector<double>& held_springs() const { return held_springs_; }
   [[nodiscard]] int n_free() const { return static_cast<int>(k_lower_->rows()); }
   /// The preconditioner the Newton steps use (never `automatic`): decided
-  /// at the first call, from the memory available then (SparseOperatorChoices).
+  /// at the first call, from the memory available then (SparseOperatorChoices;
+  /// the analysis calls it at the end of its set-up, on every rank).
   [[nodiscard]] SparsePreconditionerChoice preconditioner() const;
   /// The preconditioner once chosen, `automatic` before (no decision taken
   /// here: it may be a collective, see SparseOperatorChoices::available_memory).
   [[nodiscard]] SparsePreconditionerChoice preconditioner_chosen() const { return preconditioner_; }
+  /// Why preconditioner() chose as it did, in words, with the memory it
+  /// weighed (decides first, as preconditioner()).
+  [[nodiscard]] const std::string& preconditioner_reason() const;
   /// The memory available now, as SparseOperatorChoices::available_memory
   /// says (a collective under MPI: every rank must ask at the same point).
   [[nodiscard]] double available_memory() const;
@@ -134,6 +139,7 @@ class SparseDelassusOperator final : public DelassusOperator,
   std::vector<double> held_springs_;
   std::vector<Eigen::Matrix3d> diagonal_estimates_;
   mutable SparsePreconditionerChoice preconditioner_ = SparsePreconditionerChoice::automatic;
+  mutable std::string preconditioner_reason_;
   std::function<double()> available_memory_;
   mutable std::once_flag preconditioner_decided_;
   mutable std::once_flag stiffness_factor_rounded_;
@@ -148,6 +154,17 @@ class SparseDelassusOperator final : public DelassusOperator,
 /// before (make_newton_step), and 12 bytes per stiffness entry.
 [[nodiscard]] bool second_factor_fits(double factor_nonzeros, double stiffness_nonzeros,
                                       double available_bytes);
+/// The bytes second_factor_fits counts.
+[[nodiscard]] double second_factor_bytes(double factor_nonzeros, double stiffness_nonzeros);
+
+/// What a second multigrid solver on P (an iterative backend's
+/// `stiffness_factor`) adds to each of `processes` ranks: its matrix and
+/// hierarchy, three copies of the full matrix of K_ff's
+/// `stiffness_lower_nonzeros` at most (12 bytes a nonzero), divided among
+/// the ranks as K_ff's own is. `automatic` takes it when it fits in half
+/// of a rank's share of the memory available.
+[[nodiscard]] double second_multigrid_bytes_per_process(double stiffness_lower_nonzeros,
+                                                        int processes);
 
 /// The restart of the long GMRES that a Newton step falls back to on
 /// `unknowns` (SparseNewtonStepSolver): `wanted`, or less where its vectors

@@ -62,6 +62,8 @@ RunDescription describe_run(const Analysis& analysis) {
       analysis.blas_threads(),
       analysis.contact_solver(),
       analysis.contact_path().reason,
+      std::string(analysis.contact_preconditioner()),
+      analysis.contact_preconditioner_reason(),
       analysis.shares_setup(),
       analysis.certificate_acceptance(),
       analysis.position(),
@@ -97,8 +99,7 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
                         analysis.represented_cycles(),
                         analysis.stop_reason(),
                         analysis.linear_solver().solve_count(),
-                        analysis.linear_solver().krylov_iterations(),
-                        analysis.contact_preconditioner()};
+                        analysis.linear_solver().krylov_iterations()};
   const auto& states = analysis.contact_states();
   snapshot.friction_force.reserve(states.size());
   snapshot.slip_increment.reserve(states.size());

@@ -43,9 +43,12 @@ struct RunDescription {
   int n_held_contact_components = 0;    ///< held at zero by a symmetry condition
   int n_dofs = 0, n_free = 0;
   double factor_nonzeros = 0.0;
-  std::string blas_threads;             ///< the BLAS threads in effect, as text
-  std::string contact_solver;           ///< "dense" or "sparse" (Analysis::contact_solver)
-  std::string contact_solver_reason;    ///< why (ContactPathChoice::reason)
+  std::string blas_threads;           ///< the BLAS threads in effect, as text
+  std::string contact_solver;         ///< "dense" or "sparse" (Analysis::contact_solver)
+  std::string contact_solver_reason;  ///< why (ContactPathChoice::reason)
+  /// The sparse path's Newton-step preconditioner and why (empty on the
+  /// dense path: Analysis::contact_preconditioner).
+  std::string contact_preconditioner, contact_preconditioner_reason;
   bool setup_shared = false;            ///< set-up taken from another case's analysis
   double certificate_acceptance = 0.0;  ///< see Analysis::certificate_acceptance
   double start_position = 0.0;          ///< program position before the first step
@@ -89,9 +92,6 @@ struct StepSnapshot {
   /// K_ff's solver's counters so far (LinearSolver::solve_count,
   /// krylov_iterations): right-hand sides solved, Krylov iterations.
   long linear_solves = 0, krylov_iterations = 0;
-  /// The sparse contact path's preconditioner once chosen
-  /// (Analysis::contact_preconditioner), else empty.
-  std::string_view contact_preconditioner;
 };
 
 /// The description of `analysis`'s run, taken after its set-up.

@@ -185,6 +185,13 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
   EXPECT_NE(summary.find("\"linear_solver\": \"PETSc cg_gamg on 2 ranks"), std::string::npos)
       << summary;
   EXPECT_EQ(summary.find("\"factorizations\": 0,"), std::string::npos) << summary;
+  // The second multigrid is weighed as each rank's share of it against
+  // each rank's share of the memory.
+  EXPECT_NE(summary.find("\"preconditioner_reason\": \"solver.sparse_preconditioner: auto; a "
+                         "second multigrid set-up on P takes about "),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find(" a rank, within half of the "), std::string::npos) << summary;
 }
 
 TEST(MpiRun, InputErrorOnTwoRanksIsReportedOnceWithExitCode2AndNoFolder) {

@@ -150,6 +150,13 @@ TEST(SparseContactPath, TakesTheSecondFactorizationOnlyWhereItFitsInHalfTheMemor
   // (1.2e8 bytes): 6.0e8 bytes, against half of what is available.
   EXPECT_TRUE(second_factor_fits(1e8, 1e7, 1.21e9));
   EXPECT_FALSE(second_factor_fits(1e8, 1e7, 1.19e9));
+  EXPECT_DOUBLE_EQ(second_factor_bytes(1e8, 1e7), 6.0e8);
+  // A second multigrid on P: three copies of the full matrix (counted as
+  // twice the lower triangle's 1e7 entries) at 12 bytes, 7.2e8 bytes, each
+  // rank holding its share, as it holds its share of K_ff's.
+  EXPECT_DOUBLE_EQ(second_multigrid_bytes_per_process(1e7, 1), 7.2e8);
+  EXPECT_DOUBLE_EQ(second_multigrid_bytes_per_process(1e7, 2), 3.6e8);
+  EXPECT_DOUBLE_EQ(second_multigrid_bytes_per_process(1e7, 8), 9.0e7);
   // A forced choice stays as asked; automatic takes the second factorization
   // of this small cylinder (a few hundred kB) on any machine that runs tests.
   const Mesh& mesh = small_cylinder();
@@ -213,9 +220,25 @@ TEST(SparseContactPath, AutomaticPreconditionerFollowsTheMemoryGiven) {
         ++asked;
         return memory;
       };
+      std::vector<std::string> phases;
+      choices.progress = [&phases](const std::string& phase) { phases.push_back(phase); };
       Analysis a(backend, small_cylinder(), nullptr, choices);
-      EXPECT_EQ(asked, 1);  // by the set-up's choice of path, on every rank alike
-      EXPECT_EQ(a.contact_preconditioner(), "");
+      // Twice, on every rank alike: by the set-up's choice of path, then by
+      // the choice of the preconditioner at the set-up's end, which the
+      // set-up's last progress line reports with the memory it weighed.
+      EXPECT_EQ(asked, 2);
+      const bool second = memory > 1e9;
+      const std::string expected = second ? "stiffness_factor" : "own_factor";
+      EXPECT_EQ(a.contact_preconditioner(), expected);
+      const std::string reason = a.contact_preconditioner_reason();
+      EXPECT_NE(reason.find("solver.sparse_preconditioner: auto; a second "), std::string::npos)
+          << reason;
+      EXPECT_NE(reason.find(second ? "within half of the" : "more than half of the"),
+                std::string::npos)
+          << reason;
+      ASSERT_FALSE(phases.empty());
+      EXPECT_EQ(phases.back(),
+                "the contact Newton steps' preconditioner: " + expected + " (" + reason + ")");
       // The progress of an increment counts its Newton steps' GMRES
       // iterations and set-ups as the step's result does (every step here
       // converges: its last report comes after the last GMRES solve).
@@ -236,9 +259,8 @@ TEST(SparseContactPath, AutomaticPreconditionerFollowsTheMemoryGiven) {
         newton_steps += step.newton_iterations;
       }
       EXPECT_GT(newton_steps, 0);
-      EXPECT_EQ(asked, 2);  // once more, by the first Newton step, and only once
-      const bool second = memory > 1e9;
-      EXPECT_EQ(a.contact_preconditioner(), second ? "stiffness_factor" : "own_factor");
+      EXPECT_EQ(asked, 2);  // not again by the Newton steps
+      EXPECT_EQ(a.contact_preconditioner(), expected);
       if (second)
         EXPECT_GT(factorizations, 0);
       else
@@ -326,7 +348,7 @@ TEST(SparseContactPath, SetUpReportsItsPhasesInOrder) {
     const bool sparse = samples > 0;
     SCOPED_TRACE(name);
     const std::size_t estimate_lines = sparse ? samples / 4 - 1 : 0;
-    ASSERT_EQ(phases.size(), 4u + estimate_lines);
+    ASSERT_EQ(phases.size(), (sparse ? 5u : 4u) + estimate_lines);
     EXPECT_EQ(phases[0], "assembling the stiffness of " +
                              std::to_string(small_cylinder().n_elements()) + " elements");
     const std::string unknowns = "(" + std::to_string(analysis.n_free()) + " unknowns";
@@ -341,6 +363,16 @@ TEST(SparseContactPath, SetUpReportsItsPhasesInOrder) {
                 "estimating the Delassus operator's diagonal blocks: " + std::to_string(4 * k) +
                     " of " + std::to_string(samples) + " sample nodes solved");
     EXPECT_EQ(phases[3 + estimate_lines], "solving for the free motions of the load patterns");
+    // Then the sparse path's choice of preconditioner, which this small
+    // cylinder's second P fits anywhere.
+    if (sparse) {
+      EXPECT_EQ(phases[4 + estimate_lines].rfind("the contact Newton steps' preconditioner: "
+                                                 "stiffness_factor (solver.sparse_preconditioner: "
+                                                 "auto; a second ",
+                                                 0),
+                0u)
+          << phases[4 + estimate_lines];
+    }
   }
 }
 

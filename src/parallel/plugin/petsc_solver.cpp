@@ -180,6 +180,11 @@ class PetscLinearSolver final : public LinearSolver {
   [[nodiscard]] bool is_iterative() const override {
     return settings_.method != PetscMethod::direct;
   }
+  [[nodiscard]] int processes() const override {
+    int size = 1;
+    MPI_Comm_size(PETSC_COMM_WORLD, &size);
+    return size;
+  }
   [[nodiscard]] long solve_count() const override { return solves_; }
   [[nodiscard]] long krylov_iterations() const override { return krylov_iterations_; }
 
