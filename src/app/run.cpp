@@ -266,7 +266,7 @@ std::string header_line(const Case& c, const Mesh& mesh, const Analysis& analysi
   else
     header << "set-up " << std::fixed << std::setprecision(3)
            << analysis.timings().assembly + analysis.timings().factorization +
-                  analysis.timings().delassus
+                  analysis.timings().delassus + analysis.timings().load_patterns
            << " s";
   header << "; results in " << directory.string() << "\n";
   return header.str();
