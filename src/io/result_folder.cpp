@@ -1,9 +1,12 @@
 #include "io/result_folder.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <system_error>
 
 #include "core/errors.hpp"
@@ -18,6 +21,23 @@ namespace {
 
 bool is_folder_entry(const std::string& name) {
   return name == "vtk" || name == "probes" || name == "maps";
+}
+
+constexpr std::string_view staging_prefix = ".bipo-staging-";
+constexpr const char* staging_lock_name = ".lock";
+
+/// The staging folder's lock file opened (no link followed) and locked
+/// without waiting: its descriptor, or -1 if it is absent, cannot be
+/// opened or is locked by another open file (a live run).
+int lock_staging(const fs::path& lock_file, bool create) {
+  const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0);
+  const int fd = ::open(lock_file.c_str(), flags, 0644);
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace
@@ -75,21 +95,52 @@ void ResultFolder::check(const fs::path& directory, const std::string& label) {
   }
 }
 
+int ResultFolder::remove_abandoned_staging(const fs::path& directory, double settled_seconds) {
+  std::vector<fs::path> candidates;
+  std::error_code ec;
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code status_error;
+    if (name.rfind(staging_prefix, 0) == 0 &&
+        it->symlink_status(status_error).type() == fs::file_type::directory)
+      candidates.push_back(it->path());
+  }
+  const auto now = fs::file_time_type::clock::now();
+  int removed = 0;
+  for (const fs::path& folder : candidates) {
+    std::error_code time_error;
+    const auto changed = fs::last_write_time(folder, time_error);
+    if (time_error || std::chrono::duration<double>(now - changed).count() < settled_seconds)
+      continue;
+    const int fd = lock_staging(folder / staging_lock_name, false);
+    if (fd < 0) continue;
+    std::error_code remove_error;
+    if (fs::remove_all(folder, remove_error) > 0 && !remove_error) ++removed;
+    ::close(fd);
+  }
+  return removed;
+}
+
 ResultFolder::ResultFolder(fs::path directory, std::string label)
     : directory_(std::move(directory)) {
   check(directory_, label);
   std::error_code ec;
   fs::create_directories(directory_, ec);
   if (ec) throw_file_error("create the results folder", directory_, ec.value());
+  remove_abandoned_staging(directory_);
   for (int n = 0;; ++n) {
-    staging_ =
-        directory_ / (".bipo-staging-" + std::to_string(::getpid()) + "-" + std::to_string(n));
+    staging_ = directory_ /
+               (std::string(staging_prefix) + std::to_string(::getpid()) + "-" + std::to_string(n));
     if (::mkdir(staging_.c_str(), 0777) == 0) break;
     if (errno != EEXIST) throw_file_error("create", staging_, errno);
   }
+  // A file system without locks (some network ones) leaves the folder
+  // unlocked: later runs then never remove it, as for an older bipo's.
+  staging_lock_ = lock_staging(staging_ / staging_lock_name, true);
 }
 
 ResultFolder::~ResultFolder() {
+  if (staging_lock_ >= 0) ::close(staging_lock_);
   if (committed_) return;
   std::error_code ignored;
   fs::remove_all(staging_, ignored);
@@ -135,11 +186,16 @@ void ResultFolder::commit() {
   for (const std::string& name : staged) {
     if (name == "summary.json")
       has_summary = true;
-    else
+    else if (name != staging_lock_name)
       move_in(name);
   }
   if (has_summary) move_in("summary.json");
+  const fs::path lock_file = staging_ / staging_lock_name;
+  if (::unlink(lock_file.c_str()) != 0 && errno != ENOENT)
+    throw_file_error("remove", lock_file, errno);
   if (::rmdir(staging_.c_str()) != 0) throw_file_error("remove", staging_, errno);
+  if (staging_lock_ >= 0) ::close(staging_lock_);
+  staging_lock_ = -1;
   committed_ = true;
 }
 

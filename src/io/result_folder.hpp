@@ -24,7 +24,10 @@ namespace bipo {
 /// staging folder inside it (`.bipo-staging-<process>-<n>`); commit() then
 /// replaces the earlier run's outputs (owned_entries()) with them, so that a
 /// run that stops before commit() leaves the earlier results untouched.
-/// Nothing else in the folder is ever touched.
+/// The run holds a lock on its staging folder's `.lock` file until then, so
+/// that a later run can tell a staging folder whose run is gone (killed,
+/// out of memory) from a live one: remove_abandoned_staging. Nothing else
+/// in the folder is ever touched.
 class ResultFolder {
  public:
   /// The names of the entries that a run owns in its results folder: the
@@ -40,8 +43,10 @@ class ResultFolder {
   /// the folder) and naming the path and what is there otherwise.
   static void check(const std::filesystem::path& directory, const std::string& label);
 
-  /// check(), then creates the folder if needed and a fresh staging folder
-  /// in it. Throws InputError or SystemError naming the path.
+  /// check(), then creates the folder if needed, removes the staging
+  /// folders that earlier runs abandoned there (remove_abandoned_staging)
+  /// and creates a fresh staging folder, locked. Throws InputError or
+  /// SystemError naming the path.
   ResultFolder(std::filesystem::path directory, std::string label);
   /// Removes the staging folder unless committed.
   ~ResultFolder();
@@ -64,12 +69,25 @@ class ResultFolder {
   void commit();
 
   [[nodiscard]] bool committed() const { return committed_; }
+
+  /// Removes the `.bipo-staging-*` folders in `directory` that no live run
+  /// holds: each has a `.lock` file that its run keeps locked (flock) until
+  /// it commits or ends, and the kernel releases the lock of a process
+  /// that is gone however it ended. Only a folder whose lock can be taken
+  /// now and that has not changed for `settled_seconds` is removed (its run
+  /// takes the lock right after creating it), never a symbolic link, a
+  /// folder without a `.lock` (an older bipo's) or one on a file system
+  /// without locks. Returns how many were removed; errors are ignored (a
+  /// folder that cannot be removed is left as it was).
+  static int remove_abandoned_staging(const std::filesystem::path& directory,
+                                      double settled_seconds = 60.0);
   [[nodiscard]] const std::filesystem::path& directory() const { return directory_; }
   [[nodiscard]] const std::filesystem::path& staging() const { return staging_; }
 
  private:
   std::filesystem::path directory_;
   std::filesystem::path staging_;
+  int staging_lock_ = -1;  ///< the open, locked `.lock` of the staging folder
   bool committed_ = false;
 };
 

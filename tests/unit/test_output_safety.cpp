@@ -8,6 +8,7 @@
 // results folder changed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -20,6 +21,7 @@
 #include <vtkXMLUnstructuredGridReader.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -390,6 +392,124 @@ TEST_F(OutputSafety, HostileNamesGiveWellFormedOutputs) {
 }
 
 // --- An earlier run's results survive until the new run has written a step ----------------
+
+// --- Staging folders of runs that are gone --------------------------------------------------
+
+namespace {
+
+/// A staging folder as a run makes it: a `.lock` file and a staged output.
+void make_staging(const fs::path& folder, bool with_lock) {
+  fs::create_directories(folder);
+  if (with_lock) std::ofstream(folder / ".lock");
+  std::ofstream(folder / "history.csv") << "step\n";
+}
+
+/// Dates a folder back an hour, as if its run had been killed long ago.
+void age(const fs::path& folder) {
+  fs::last_write_time(folder, fs::file_time_type::clock::now() - std::chrono::hours(1));
+}
+
+/// True if another open file holds the lock of `lock_file` (flock).
+bool locked_by_someone(const fs::path& lock_file) {
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool taken = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return taken;
+}
+
+}  // namespace
+
+TEST(ResultFolderStaging, OnlyFoldersOfRunsThatAreGoneAreRemoved) {
+  const fs::path root = fs::temp_directory_path() / ("bipo_staging_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path results = root / "results";
+  fs::create_directories(root / "elsewhere");
+  std::ofstream(root / "elsewhere" / ".lock");
+  const fs::path gone = results / ".bipo-staging-111-0";
+  const fs::path live = results / ".bipo-staging-222-0";
+  const fs::path older_bipo = results / ".bipo-staging-333-0";  // no .lock
+  const fs::path fresh = results / ".bipo-staging-444-0";       // made a moment ago
+  const fs::path link = results / ".bipo-staging-555-0";
+  const fs::path lock_link = results / ".bipo-staging-666-0";  // .lock a symbolic link
+  make_staging(gone, true);
+  make_staging(live, true);
+  make_staging(older_bipo, false);
+  make_staging(fresh, true);
+  make_staging(lock_link, false);
+  fs::create_symlink(root / "elsewhere" / ".lock", lock_link / ".lock");
+  fs::create_directory_symlink(root / "elsewhere", link);
+  fs::create_directories(results / ".bipo-other");
+  std::ofstream(results / "notes.txt") << "the user's own file\n";
+  const int held = ::open((live / ".lock").c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  for (const fs::path& folder : {gone, live, older_bipo, lock_link}) age(folder);
+
+  EXPECT_EQ(bipo::ResultFolder::remove_abandoned_staging(results), 1);
+  EXPECT_FALSE(fs::exists(gone));
+  for (const fs::path& kept : {live, older_bipo, fresh, lock_link, link, results / ".bipo-other",
+                               results / "notes.txt", root / "elsewhere" / ".lock"})
+    EXPECT_TRUE(fs::exists(fs::symlink_status(kept))) << kept;
+  EXPECT_TRUE(fs::exists(live / "history.csv"));
+  // Once its run lets go of the lock (it ended however it did), it goes.
+  ::close(held);
+  EXPECT_EQ(bipo::ResultFolder::remove_abandoned_staging(results), 1);
+  EXPECT_FALSE(fs::exists(live));
+  // The fresh one only once it has settled.
+  EXPECT_EQ(bipo::ResultFolder::remove_abandoned_staging(results, 0.0), 1);
+  EXPECT_FALSE(fs::exists(fresh));
+  fs::remove_all(root);
+}
+
+TEST(ResultFolderStaging, ARunLocksItsStagingFolderUntilItCommitsOrIsGone) {
+  const fs::path root =
+      fs::temp_directory_path() / ("bipo_staging_run_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path results = root / "results";
+  {
+    bipo::ResultFolder folder(results, "test");
+    EXPECT_TRUE(locked_by_someone(folder.staging() / ".lock"));
+    // A run starting now beside it leaves it alone, settled or not.
+    EXPECT_EQ(bipo::ResultFolder::remove_abandoned_staging(results, 0.0), 0);
+    bipo::write_text_atomically(folder.path({"summary.json"}), "{}\n");
+    folder.commit();
+    EXPECT_FALSE(fs::exists(folder.staging()));
+  }
+  // The lock file is not an output.
+  EXPECT_EQ(snapshot(root).size(), 2u) << "results/ and results/summary.json only";
+  // A run killed before it commits: a child process makes its folder and
+  // ends without a word (as a kill or the out-of-memory killer would).
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      const bipo::ResultFolder folder(results, "test");
+      std::ofstream(folder.staging() / "history.csv") << "step\n";
+      ::_exit(0);
+    } catch (...) {
+      ::_exit(1);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::vector<fs::path> left;
+  for (const auto& entry : fs::directory_iterator(results))
+    if (entry.path().filename().string().rfind(".bipo-staging-", 0) == 0)
+      left.push_back(entry.path());
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_FALSE(locked_by_someone(left[0] / ".lock"));
+  // The next run into the folder, once it has settled, removes it.
+  age(left[0]);
+  {
+    bipo::ResultFolder next(results, "test");
+    EXPECT_FALSE(fs::exists(left[0]));
+    EXPECT_TRUE(fs::exists(next.staging()));
+  }
+  EXPECT_EQ(slurp(results / "summary.json"), "{}\n");
+  fs::remove_all(root);
+}
 
 TEST_F(OutputSafety, ARunThatStopsBeforeItsFirstStepLeavesTheEarlierResults) {
   const fs::path results = dir_ / "results";
