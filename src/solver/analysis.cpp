@@ -642,9 +642,12 @@ void Analysis::start_at_rest() {
   dissipation_sum_.assign(m, 0.0);
 }
 
+const SparseDelassusOperator* Analysis::sparse_operator() const {
+  return dynamic_cast<const SparseDelassusOperator*>(contact_->condensed_operators().get());
+}
+
 std::string_view Analysis::contact_preconditioner() const {
-  const auto* sparse =
-      dynamic_cast<const SparseDelassusOperator*>(contact_->condensed_operators().get());
+  const SparseDelassusOperator* sparse = sparse_operator();
   if (sparse == nullptr) return "";
   switch (sparse->preconditioner_chosen()) {
     case SparsePreconditionerChoice::stiffness_factor:
@@ -658,8 +661,7 @@ std::string_view Analysis::contact_preconditioner() const {
 }
 
 std::string Analysis::contact_preconditioner_reason() const {
-  const auto* sparse =
-      dynamic_cast<const SparseDelassusOperator*>(contact_->condensed_operators().get());
+  const SparseDelassusOperator* sparse = sparse_operator();
   return sparse == nullptr ? std::string() : sparse->preconditioner_reason();
 }
 

@@ -119,6 +119,7 @@ struct SetupTimings {
 };
 
 class Analysis;
+class SparseDelassusOperator;
 
 /// What the application decides for an analysis (app/run.cpp). The
 /// constructor asks once the case is checked against the mesh, the dofs are
@@ -252,6 +253,8 @@ class Analysis {
   [[nodiscard]] const std::string& stop_reason() const { return stop_reason_; }
 
  private:
+  /// The contact operator if it is the sparse path's, else nullptr.
+  [[nodiscard]] const SparseDelassusOperator* sparse_operator() const;
   // The set-up, in the constructor's order (analysis.cpp says what each
   // does), and the per-increment steps of advance_to over their Increment.
   struct PrescribedDofs;
