@@ -81,7 +81,8 @@ class SparseNewtonStep {
     /// 0 otherwise.
     long preconditioner_krylov_iterations = 0;
     /// Steps solved again with the preconditioner solved, where its single
-    /// application (one V-cycle) did not take GMRES to the step's tolerance.
+    /// application (one V-cycle), freshly set up, did not take GMRES to the
+    /// step's tolerance.
     long preconditioner_fallbacks = 0;
     /// Steps solved by the GMRES with the long restart, which a step takes
     /// once the short one failed on a fresh preconditioner (and every step

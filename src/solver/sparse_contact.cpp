@@ -591,6 +591,13 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   //   counts keep the Newton path independent of the machine's load). 4:
   //   67 set-ups, 4075 GMRES; 12: 32 and 5149. A set-up is the costly part
   //   on large meshes (a GAMG hierarchy), hence not fewer iterations.
+  //   And at the run's second step, whatever the counts: the first is
+  //   usually the bonded start's (solve_contact: every node stuck, the
+  //   springs at their floor), a state that the Newton steps leave for
+  //   good, and its count, several times a later step's, is no reference
+  //   (the N = 32 cylinder, case A: a P kept from there took 100-124 GMRES
+  //   iterations a step, a P set up again at the second step about 55;
+  //   docs/performance.md, "P after the first step").
   static constexpr int iterative_refresh_excess = 8;
   // With a direct P (CHOLMOD): a triangular sweep runs at the speed of
   // memory, a supernodal factorization at BLAS 3's once its supernodes are
@@ -792,7 +799,7 @@ bool SparseNewtonStepSolver::needs_factorization() const {
   // count.
   if (!factorized_) return true;
   const int excess = last_iterations_ - fresh_iterations_;
-  if (p_factor_->is_iterative()) return excess > iterative_refresh_excess;
+  if (p_factor_->is_iterative()) return steps_ == 2 || excess > iterative_refresh_excess;
   const double nonzeros = p_factor_->factor_nonzeros();
   const double iteration_flops = solve_flop_weight(nonzeros) * 4.0 * nonzeros;
   return excess * iteration_flops > 0.5 * p_factor_->factorization_flops();
@@ -848,12 +855,14 @@ void SparseNewtonStepSolver::factorize(const std::vector<double>& rho) {
 template <class Z>
 int SparseNewtonStepSolver::gmres(Gmres<Z>& solver, const Eigen::VectorXd& b, double tolerance,
                                   bool strict, Eigen::VectorXd& x) {
-  return solver.solve(
+  const int used = solver.solve(
       [this](const Eigen::VectorXd& in, Eigen::VectorXd& out) { step_matrix_times(in, out); },
       [this](Eigen::Ref<const Eigen::VectorXd> in, Eigen::VectorXd& out) {
         preconditioner(in, out);
       },
       b, tolerance, strict, x);
+  iterations_ += solver.spent();  // every attempt's, failed or not (summary.json)
+  return used;
 }
 
 int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
@@ -861,13 +870,16 @@ int SparseNewtonStepSolver::solve_step_system(double rows_tolerance) {
   if (applies_one_cycle()) {
     const int used = gmres(gmres_, rhs_, rows_tolerance, true, solution_);
     if (used >= 0) return used;
-    // Spent, but not this step's count: the refresh rule compares steps
-    // with P solved from here on (recount_).
-    iterations_ += gmres_.spent();
+    // On a P from earlier steps the failure may be P's age, not the
+    // V-cycle's: solve() sets P up again and asks once more (the N = 32
+    // cylinder, case A: the V-cycle failed on the first step's P and, given
+    // up for the run, left every later step to P solved; docs/performance.md,
+    // "P after the first step").
+    if (!fresh_) return -1;
     ++fallbacks_;
-    // For the rest of the run: where one V-cycle failed once it tends to
-    // fail again (case C at N = 24: each set-up's first step), and a failed
-    // attempt costs more than it saves.
+    // For the rest of the run: where one V-cycle failed once on a fresh P
+    // it tends to fail again (case C at N = 24: each set-up's first step),
+    // and a failed attempt costs more than it saves.
     one_cycle_failed_ = true;
     recount_ = true;
   }
@@ -928,7 +940,6 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
     // docs/performance.md, "The Newton step's motion"). As with the
     // V-cycle's fallback, for the rest of the run: where it was needed
     // once, the short restart's failures cost more than they save.
-    iterations_ += gmres_.spent();
     if (start_long_restart()) {
       gmres_.release_storage();  // never used again
       recount_ = true;           // the refresh rule compares long-restart steps from here on
@@ -952,7 +963,6 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
       ++long_restart_refused_steps_;
     }
   }
-  iterations_ += std::max(used, 0);
   if (p_factor_->holds_lower_precision_factor()) ++single_precision_steps_;
   last_iterations_ = used < 0 ? gmres_max_iterations : used;
   if (fresh_ || recount_) fresh_iterations_ = last_iterations_;
