@@ -1115,7 +1115,7 @@ class OwnFactorNewtonStep final : public SparseNewtonStep {
                        precondition(in, out);
                      },
                      rhs_, gmres_tolerance, false, dr);
-    iterations_ += std::max(used, 0);
+    iterations_ += gmres_.spent();  // a failed solve's too (summary.json)
     if (used < 0) return false;
     // dv exactly W dr (a whole product, not one of GMRES's inexact ones):
     // the Newton iteration moves v along dv and must stay on q + W r
