@@ -241,12 +241,16 @@ void SparseDelassusOperator::estimate_diagonal_blocks(
   const int m = dofs_.n_nodes();
   const int n_sample = sample_count();
   std::vector<double> ratios;
-  for (int first = 0; first < n_sample; first += sample_nodes_per_solve) {
-    const int last = std::min(n_sample, first + sample_nodes_per_solve);
-    sample_compliance_ratios(first, last, ratios);
-    if (progress && last < n_sample)
-      progress("estimating the Delassus operator's diagonal blocks: " + std::to_string(last) +
-               " of " + std::to_string(n_sample) + " sample nodes solved");
+  if (probes_samples_together()) {
+    sample_compliance_ratios_together(ratios);
+  } else {
+    for (int first = 0; first < n_sample; first += sample_nodes_per_solve) {
+      const int last = std::min(n_sample, first + sample_nodes_per_solve);
+      sample_compliance_ratios(first, last, ratios);
+      if (progress && last < n_sample)
+        progress("estimating the Delassus operator's diagonal blocks: " + std::to_string(last) +
+                 " of " + std::to_string(n_sample) + " sample nodes solved");
+    }
   }
   std::nth_element(ratios.begin(), ratios.begin() + n_sample / 2, ratios.end());
   const double ratio = n_sample > 0 ? ratios[n_sample / 2] : 1.0;
@@ -254,6 +258,51 @@ void SparseDelassusOperator::estimate_diagonal_blocks(
     throw NumericalError("the compliance of the contact nodes is not positive");
   diagonal_estimates_.resize(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) diagonal_estimates_[i] = ratio * local_stiffness_block(i).inverse();
+}
+
+bool SparseDelassusOperator::probes_samples_together() const {
+  // Under an iterative backend every column is a whole Krylov solve (at
+  // N = 64 on two ranks the 36 columns took 409 of the set-up's 532 s).
+  // One solve per local direction for all the sample nodes at once, with
+  // alternating signs, gives each node's W_jj plus the couplings W_jk of
+  // the others, which decay with distance: where the samples lie far
+  // apart on a large contact zone that shifts the median ratio by 3 % at
+  // N = 16 (1,313 nodes) and 0.3 % at N = 24, and by 35 % on the seed
+  // punch (337 nodes, 24 samples): only with at least this many nodes per
+  // sample (docs/performance.md, "W_ii's estimate in three solves").
+  constexpr int nodes_per_sample_probed_together = 64;
+  return k_factor_->is_iterative() &&
+         dofs_.n_nodes() >= nodes_per_sample_probed_together * sample_count();
+}
+
+void SparseDelassusOperator::sample_compliance_ratios_together(std::vector<double>& ratios) const {
+  const int m = dofs_.n_nodes();
+  const int n_sample = sample_count();
+  const auto node = [&](int s) { return static_cast<int>((static_cast<long>(s) * m) / n_sample); };
+  const auto sign = [](int s) { return s % 2 == 0 ? 1.0 : -1.0; };
+  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), 3), motion;
+  for (int s = 0; s < n_sample; ++s)
+    for (int k = 0; k < 3; ++k) {
+      const Eigen::Vector3d global = dofs_.frames[node(s)].row(k).transpose();
+      for (int c = 0; c < 3; ++c)
+        if (const int dof = dofs_.free_dofs[3 * node(s) + c]; dof >= 0)
+          forces(dof, k) += sign(s) * global(c);
+    }
+  k_factor_->solve_to_tolerance(forces, motion, estimate_tolerance);
+  for (int s = 0; s < n_sample; ++s) {
+    const int i = node(s);
+    Eigen::Matrix3d w = Eigen::Matrix3d::Zero();
+    for (int k = 0; k < 3; ++k) {
+      Eigen::Vector3d global = Eigen::Vector3d::Zero();
+      for (int c = 0; c < 3; ++c)
+        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
+          global(c) = sign(s) * motion(dof, k);
+      w.col(k) = dofs_.frames[i] * global;
+      if (held_springs_[3 * i + k] > 0.0) w(k, k) = 1.0 / held_springs_[3 * i + k];
+    }
+    ratios.push_back(largest_eigenvalue(w) /
+                     largest_eigenvalue(local_stiffness_block(i).inverse()));
+  }
 }
 
 int SparseDelassusOperator::sample_count() const {
@@ -278,11 +327,6 @@ void SparseDelassusOperator::sample_compliance_ratios(int first, int last,
         if (const int dof = dofs_.free_dofs[3 * node(s) + c]; dof >= 0)
           forces(dof, 3 * (s - first) + k) = global(c);
     }
-  // Two digits are plenty for a ratio that only sets rho, whose median over
-  // the sample spreads over a factor of two (at N = 64 with PETSc's CG the
-  // 72 solves took 18 minutes at 1e-6, 13.5 at 1e-3). A direct solver
-  // ignores it.
-  constexpr double estimate_tolerance = 1e-2;
   k_factor_->solve_to_tolerance(forces, motion, estimate_tolerance);
   for (int s = first; s < last; ++s) {
     const int i = node(s);

@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <iostream>
@@ -142,6 +144,52 @@ TEST(SparseDelassusOperator, AppliesTheDenseWAndEstimatesItsDiagonalBlocks) {
     EXPECT_GT(estimate, exact / 3.0) << "node " << i;
     EXPECT_LT(estimate, exact * 3.0) << "node " << i;
   }
+}
+
+// Under PETSc's CG, W_ii's sample is solved for in three solves (one per
+// local direction, every sample node loaded at once, alternating signs)
+// where the contact zone is large, since each column is a whole Krylov
+// solve; the couplings of the sample nodes then shift the estimate by a
+// few percent. On the N = 16 cylinder (1,313 contact nodes) against the
+// dense path's exact W_ii: within a factor 3 at every node, as above, and
+// the median of estimate / exact within 15 % of 1 (the shift measured on
+// the seed punch's 337 nodes with 24 samples, 35 %, is why small zones
+// keep a column per node: the small cylinder below, and CHOLMOD always).
+TEST(SparseDelassusOperator, EstimatesItsDiagonalBlocksInThreeSolvesOnALargeZoneUnderPetsc) {
+  if (parallel_plugin_path().rfind("none", 0) == 0) GTEST_SKIP() << "no parallel plugin";
+  const Mesh mesh = generate_cylinder({.core = 16, .ring = 16, .layers = 8});
+  const Case c = cylinder_case({0.3, 0.3, 0.3, 0.3}, ContactSolverChoice::dense);
+  Case s = c;
+  s.solver.contact_solver = ContactSolverChoice::sparse;
+  s.solver.linear = LinearSolverChoice::petsc;
+  s.solver.petsc.method = PetscMethod::cg_gamg;
+  const Analysis dense(c, mesh), sparse(s, mesh);
+  const auto& w_sparse =
+      dynamic_cast<const SparseDelassusOperator&>(*sparse.contact().condensed_operators());
+  const DelassusOperator& w_dense = *dense.contact().condensed_operators();
+  ASSERT_EQ(w_sparse.size(), w_dense.size());
+  EXPECT_TRUE(w_sparse.probes_samples_together());
+  std::vector<double> shares;
+  for (int i = 0; i < w_dense.size() / 3; ++i) {
+    const double exact = w_dense.diagonal_block(i).eigenvalues().real().maxCoeff();
+    const double estimate = w_sparse.diagonal_block(i).eigenvalues().real().maxCoeff();
+    EXPECT_GT(estimate, exact / 3.0) << "node " << i;
+    EXPECT_LT(estimate, exact * 3.0) << "node " << i;
+    shares.push_back(estimate / exact);
+  }
+  std::nth_element(shares.begin(), shares.begin() + shares.size() / 2, shares.end());
+  EXPECT_NEAR(shares[shares.size() / 2], 1.0, 0.15);
+  Case small = s;
+  const Analysis on_small(small, small_cylinder());
+  EXPECT_FALSE(
+      dynamic_cast<const SparseDelassusOperator&>(*on_small.contact().condensed_operators())
+          .probes_samples_together());
+  Case direct = s;
+  direct.solver.linear = LinearSolverChoice::cholmod;
+  const Analysis with_cholmod(direct, mesh);
+  EXPECT_FALSE(
+      dynamic_cast<const SparseDelassusOperator&>(*with_cholmod.contact().condensed_operators())
+          .probes_samples_together());
 }
 
 TEST(SparseContactPath, TakesTheSecondFactorizationOnlyWhereItFitsInHalfTheMemory) {
