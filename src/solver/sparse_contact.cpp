@@ -242,11 +242,11 @@ void SparseDelassusOperator::estimate_diagonal_blocks(
   const int n_sample = sample_count();
   std::vector<double> ratios;
   if (probes_samples_together()) {
-    sample_compliance_ratios_together(ratios);
+    sample_compliance_ratios(0, n_sample, true, ratios);
   } else {
     for (int first = 0; first < n_sample; first += sample_nodes_per_solve) {
       const int last = std::min(n_sample, first + sample_nodes_per_solve);
-      sample_compliance_ratios(first, last, ratios);
+      sample_compliance_ratios(first, last, false, ratios);
       if (progress && last < n_sample)
         progress("estimating the Delassus operator's diagonal blocks: " + std::to_string(last) +
                  " of " + std::to_string(n_sample) + " sample nodes solved");
@@ -275,36 +275,6 @@ bool SparseDelassusOperator::probes_samples_together() const {
          dofs_.n_nodes() >= nodes_per_sample_probed_together * sample_count();
 }
 
-void SparseDelassusOperator::sample_compliance_ratios_together(std::vector<double>& ratios) const {
-  const int m = dofs_.n_nodes();
-  const int n_sample = sample_count();
-  const auto node = [&](int s) { return static_cast<int>((static_cast<long>(s) * m) / n_sample); };
-  const auto sign = [](int s) { return s % 2 == 0 ? 1.0 : -1.0; };
-  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), 3), motion;
-  for (int s = 0; s < n_sample; ++s)
-    for (int k = 0; k < 3; ++k) {
-      const Eigen::Vector3d global = dofs_.frames[node(s)].row(k).transpose();
-      for (int c = 0; c < 3; ++c)
-        if (const int dof = dofs_.free_dofs[3 * node(s) + c]; dof >= 0)
-          forces(dof, k) += sign(s) * global(c);
-    }
-  k_factor_->solve_to_tolerance(forces, motion, estimate_tolerance);
-  for (int s = 0; s < n_sample; ++s) {
-    const int i = node(s);
-    Eigen::Matrix3d w = Eigen::Matrix3d::Zero();
-    for (int k = 0; k < 3; ++k) {
-      Eigen::Vector3d global = Eigen::Vector3d::Zero();
-      for (int c = 0; c < 3; ++c)
-        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
-          global(c) = sign(s) * motion(dof, k);
-      w.col(k) = dofs_.frames[i] * global;
-      if (held_springs_[3 * i + k] > 0.0) w(k, k) = 1.0 / held_springs_[3 * i + k];
-    }
-    ratios.push_back(largest_eigenvalue(w) /
-                     largest_eigenvalue(local_stiffness_block(i).inverse()));
-  }
-}
-
 int SparseDelassusOperator::sample_count() const {
   // Under an iterative backend every column is a whole Krylov solve: at
   // N = 64 with PETSc's CG the 72 columns took 13.5 of the set-up's 15
@@ -314,18 +284,23 @@ int SparseDelassusOperator::sample_count() const {
   return std::min(dofs_.n_nodes(), k_factor_->is_iterative() ? 12 : 24);
 }
 
-void SparseDelassusOperator::sample_compliance_ratios(int first, int last,
+void SparseDelassusOperator::sample_compliance_ratios(int first, int last, bool together,
                                                       std::vector<double>& ratios) const {
   const int m = dofs_.n_nodes();
   const int n_sample = sample_count();
   const auto node = [&](int s) { return static_cast<int>((static_cast<long>(s) * m) / n_sample); };
-  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), 3 * (last - first)), motion;
+  // Node s's load in local direction k: its own column, or column k shared
+  // by every node, with alternating signs (probes_samples_together).
+  const auto column = [&](int s, int k) { return together ? k : 3 * (s - first) + k; };
+  const auto sign = [&](int s) { return together && s % 2 == 1 ? -1.0 : 1.0; };
+  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(n_free(), together ? 3 : 3 * (last - first));
+  Eigen::MatrixXd motion;
   for (int s = first; s < last; ++s)
     for (int k = 0; k < 3; ++k) {
       const Eigen::Vector3d global = dofs_.frames[node(s)].row(k).transpose();
       for (int c = 0; c < 3; ++c)
         if (const int dof = dofs_.free_dofs[3 * node(s) + c]; dof >= 0)
-          forces(dof, 3 * (s - first) + k) = global(c);
+          forces(dof, column(s, k)) += sign(s) * global(c);
     }
   k_factor_->solve_to_tolerance(forces, motion, estimate_tolerance);
   for (int s = first; s < last; ++s) {
@@ -335,7 +310,7 @@ void SparseDelassusOperator::sample_compliance_ratios(int first, int last,
       Eigen::Vector3d global = Eigen::Vector3d::Zero();
       for (int c = 0; c < 3; ++c)
         if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0)
-          global(c) = motion(dof, 3 * (s - first) + k);
+          global(c) = sign(s) * motion(dof, column(s, k));
       w.col(k) = dofs_.frames[i] * global;
       if (held_springs_[3 * i + k] > 0.0) w(k, k) = 1.0 / held_springs_[3 * i + k];
     }

@@ -130,11 +130,11 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// The nodes whose W_jj the estimate solves for (fewer under an iterative
   /// backend, where each column is a Krylov solve).
   [[nodiscard]] int sample_count() const;
-  /// The ratios of exact to estimated W_ii of sample nodes [first, last).
-  void sample_compliance_ratios(int first, int last, std::vector<double>& ratios) const;
-  /// The same ratios for every sample node, from one solve per local
+  /// The ratios of exact to estimated W_ii of sample nodes [first, last):
+  /// a column per node and local direction, or (`together`) one per local
   /// direction with all of them loaded at once.
-  void sample_compliance_ratios_together(std::vector<double>& ratios) const;
+  void sample_compliance_ratios(int first, int last, bool together,
+                                std::vector<double>& ratios) const;
   // Two digits are plenty for a ratio that only sets rho, whose median over
   // the sample spreads over a factor of two (at N = 64 with PETSc's CG the
   // 72 solves took 18 minutes at 1e-6, 13.5 at 1e-3). A direct solver
