@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "parallel/parallel_runtime.hpp"
 #include "solver/contact_path.hpp"
 
 namespace bipo {
@@ -28,6 +29,20 @@ int position_in_lower(const SparseMatrix& lower, int row, int col) {
   const int* found = std::lower_bound(begin, end, row);
   return found != end && *found == row ? static_cast<int>(found - lower.innerIndexPtr()) : -1;
 }
+
+// Keys of remembered products (SparseDelassusOperator::add_product): one
+// per operator and factor, never reused.
+std::atomic<std::uint64_t> next_product_key{1};
+
+/// The last exact product W r of this thread: the key of the operator and
+/// factor it came from, r, and each node's part of K_ff^-1 E r (the held
+/// springs' part is added again at each use, in the order of a fresh
+/// product, so that a remembered product adds to v bit for bit what a solve
+/// would).
+struct RememberedProduct {
+  std::uint64_t key = 0;
+  Eigen::VectorXd r, local_motion;
+};
 
 double largest_eigenvalue(const Eigen::Matrix3d& a) {
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es;
@@ -142,7 +157,10 @@ const std::string& SparseDelassusOperator::preconditioner_reason() const {
 SparseDelassusOperator::SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
                                                std::shared_ptr<LinearSolver> k_factor,
                                                ContactDofs dofs)
-    : k_lower_(std::move(k_lower)), k_factor_(std::move(k_factor)), dofs_(std::move(dofs)) {
+    : k_lower_(std::move(k_lower)),
+      k_factor_(std::move(k_factor)),
+      dofs_(std::move(dofs)),
+      product_key_(next_product_key++) {
   const int m = dofs_.n_nodes();
   held_springs_.assign(static_cast<std::size_t>(3 * m), 0.0);
   for (int i = 0; i < m; ++i) {
@@ -169,11 +187,37 @@ void SparseDelassusOperator::add_product(const Eigen::VectorXd& r, Eigen::Vector
 
 void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen::VectorXd& v,
                                                  double relative_tolerance) const {
-  // The operator is shared by analyses running at once: the force vector is
-  // each thread's own, sized once (no allocation per application).
+  const int m = dofs_.n_nodes();
+  // The operator is shared by analyses running at once: the force vector and
+  // the remembered product are each thread's own, sized once (no allocation
+  // per application).
+  thread_local RememberedProduct remembered;
+  const bool exact = !(relative_tolerance > 0.0);
+  const std::uint64_t key = product_key_.load();
+  if (exact) {
+    bool same = remembered.key == key && remembered.r.size() == r.size() && remembered.r == r;
+    // Under MPI every rank must take the same branch (the solve is a
+    // collective); their r are the same gathered values, but a rank that
+    // disagreed would hang the others.
+    if (parallel_size() > 1) {
+      double least = 0.0, most = 0.0;
+      parallel_min_max(same ? 1.0 : 0.0, least, most);
+      same = least > 0.0;
+    }
+    if (same) {
+      for (int i = 0; i < m; ++i) {
+        v.segment<3>(3 * i) += remembered.local_motion.segment<3>(3 * i);
+        for (int k = 0; k < 3; ++k)
+          if (held_springs_[3 * i + k] > 0.0)
+            v(3 * i + k) += r(3 * i + k) / held_springs_[3 * i + k];
+      }
+      return;
+    }
+    remembered.key = 0;  // until the product below is complete
+    remembered.local_motion.resize(3 * m);
+  }
   thread_local Eigen::VectorXd motion;
   motion.setZero(n_free());
-  const int m = dofs_.n_nodes();
   for (int i = 0; i < m; ++i) {
     const Eigen::Vector3d global = dofs_.frames[i].transpose() * r.segment<3>(3 * i);
     for (int c = 0; c < 3; ++c)
@@ -181,9 +225,15 @@ void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen
   }
   k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
   for (int i = 0; i < m; ++i) {
-    v.segment<3>(3 * i) += dofs_.local_part(motion, i);
+    const Eigen::Vector3d local = dofs_.local_part(motion, i);
+    v.segment<3>(3 * i) += local;
+    if (exact) remembered.local_motion.segment<3>(3 * i) = local;
     for (int k = 0; k < 3; ++k)
       if (held_springs_[3 * i + k] > 0.0) v(3 * i + k) += r(3 * i + k) / held_springs_[3 * i + k];
+  }
+  if (exact) {
+    remembered.r = r;
+    remembered.key = key;
   }
 }
 
@@ -1214,8 +1264,9 @@ std::unique_ptr<SparseNewtonStep> SparseDelassusOperator::make_newton_step() con
   // in single precision before P's is first made, and its solves refined
   // (LinearSolver::keep_factor_in_single_precision): a few per increment,
   // against P's dozens, each a few single-precision sweeps.
-  std::call_once(stiffness_factor_rounded_,
-                 [this] { k_factor_->keep_factor_in_single_precision(k_lower_); });
+  std::call_once(stiffness_factor_rounded_, [this] {
+    if (k_factor_->keep_factor_in_single_precision(k_lower_)) product_key_ = next_product_key++;
+  });
   return std::make_unique<SparseNewtonStepSolver>(shared_from_this());
 }
 

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -74,6 +76,11 @@ class SparseDelassusOperator final : public DelassusOperator,
       ContactDofs dofs, SparseOperatorChoices choices = {});
 
   [[nodiscard]] int size() const override { return 3 * dofs_.n_nodes(); }
+  /// v += W r, K_ff solved in full. The last such product is remembered (one
+  /// per thread): asked again for the same r, bit for bit, the operator adds
+  /// it without a solve. An increment asks twice for its reactions' motion
+  /// (the contact solver's last exact v, then settle_reactions' gaps), and
+  /// each is a whole Krylov solve under an iterative backend.
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
   /// v += W r with K_ff's solve stopped at the relative residual
   /// `relative_tolerance` where the backend is iterative
@@ -156,6 +163,10 @@ class SparseDelassusOperator final : public DelassusOperator,
   std::function<double()> available_memory_;
   mutable std::once_flag preconditioner_decided_;
   mutable std::once_flag stiffness_factor_rounded_;
+  // Names this operator's exact products with its present factor: a new key
+  // when make_newton_step rounds the factor to single precision, so that a
+  // product remembered from before is not taken for one solved after.
+  mutable std::atomic<std::uint64_t> product_key_;
 };
 
 /// Whether a second factorization as large as `factor_nonzeros` (plus a copy

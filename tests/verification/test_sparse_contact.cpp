@@ -146,6 +146,121 @@ TEST(SparseDelassusOperator, AppliesTheDenseWAndEstimatesItsDiagonalBlocks) {
   }
 }
 
+/// K_ff's CHOLMOD solver with its solves counted. It answers a request to
+/// keep its factor in single precision with `claims_single_precision` and
+/// does nothing (its solves stay exact): what the operator does then is
+/// under test, not CHOLMOD's rounding.
+class CountedSolves final : public LinearSolver {
+ public:
+  explicit CountedSolves(bool claims_single_precision)
+      : claims_single_precision_(claims_single_precision) {}
+  void factorize(const SparseMatrix& a) override { inner_->factorize(a); }
+  void factorize_lower(const SparseMatrix& lower, bool reuse_analysis) override {
+    inner_->factorize_lower(lower, reuse_analysis);
+  }
+  void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const override {
+    ++solves;
+    inner_->solve(b, x);
+  }
+  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override {
+    ++solves;
+    inner_->solve_in_place(x);
+  }
+  [[nodiscard]] double factor_nonzeros() const override { return inner_->factor_nonzeros(); }
+  [[nodiscard]] std::string name() const override { return "counted " + inner_->name(); }
+  [[nodiscard]] std::unique_ptr<LinearSolver> new_solver_for_preconditioning() const override {
+    return inner_->new_solver_for_preconditioning();
+  }
+  bool keep_factor_in_single_precision(std::shared_ptr<const SparseMatrix> lower) override {
+    static_cast<void>(lower);
+    return claims_single_precision_;
+  }
+  mutable long solves = 0;
+
+ private:
+  std::unique_ptr<LinearSolver> inner_ = make_cholmod_solver();
+  bool claims_single_precision_;
+};
+
+// An increment asks W r twice for the same reactions (the contact solver's
+// last exact v, then settle_reactions' gaps), each a whole Krylov solve
+// under PETSc: the operator remembers its last exact product. On a small
+// SPD matrix with three contact nodes (rotated frames, one held component)
+// against W formed densely from K^-1: the product asked again for the same
+// r adds the same bits as the first without a solve; another r, an inexact
+// product, or a factor rounded by make_newton_step solve again.
+TEST(SparseDelassusOperator, RemembersItsLastExactProductAndSolvesOnlyForAnotherOne) {
+  constexpr int n = 24;
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int i = 0; i < n; ++i) {
+    entries.emplace_back(i, i, 4.0 + 0.1 * i);
+    if (i + 1 < n) entries.emplace_back(i + 1, i, -1.0);
+    if (i + 3 < n) entries.emplace_back(i + 3, i, -0.5);
+  }
+  auto lower = std::make_shared<SparseMatrix>(n, n);
+  lower->setFromTriplets(entries.begin(), entries.end());
+  const SparseMatrix full = lower->selfadjointView<Eigen::Lower>();
+  const Eigen::MatrixXd k(full);
+  const Eigen::MatrixXd k_inverse = k.ldlt().solve(Eigen::MatrixXd::Identity(n, n));
+  ContactDofs dofs;
+  dofs.free_dofs = {0, 1, 2, 9, -1, 11, 20, 21, 22};
+  const Eigen::Matrix3d turned =
+      Eigen::AngleAxisd(0.4, Eigen::Vector3d(1.0, 2.0, 3.0).normalized()).toRotationMatrix();
+  dofs.frames = {turned, Eigen::Matrix3d::Identity(), turned.transpose()};
+  for (const bool rounded : {false, true}) {
+    SCOPED_TRACE(rounded ? "the factor said rounded" : "the factor kept");
+    auto solver = std::make_shared<CountedSolves>(rounded);
+    solver->factorize_lower(*lower, false);
+    SparseOperatorChoices choices;
+    choices.preconditioner = SparsePreconditionerChoice::stiffness_factor;
+    const auto w = SparseDelassusOperator::create(lower, solver, dofs, choices);
+    // W formed densely: F E^T K^-1 E F^T, and the held component's spring.
+    Eigen::MatrixXd e = Eigen::MatrixXd::Zero(n, 9);
+    for (int i = 0; i < 3; ++i)
+      for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 3; ++c)
+          if (const int dof = dofs.free_dofs[3 * i + c]; dof >= 0)
+            e(dof, 3 * i + a) = dofs.frames[i](a, c);
+    Eigen::MatrixXd w_dense = e.transpose() * k_inverse * e;
+    ASSERT_GT(w->held_springs()[4], 0.0);
+    w_dense(4, 4) += 1.0 / w->held_springs()[4];
+    Eigen::VectorXd r(9), other(9);
+    r << 1.0, 0.2, -0.3, 2.0, 0.5, 0.1, 0.7, -0.2, 0.4;
+    other << 0.5, 0.0, 0.1, 1.0, -0.5, 0.3, 0.0, 0.0, 0.0;
+    const Eigen::VectorXd start = Eigen::VectorXd::LinSpaced(9, -1.0, 1.0);
+    const auto product = [&](const Eigen::VectorXd& x) {
+      Eigen::VectorXd v = start;
+      w->add_product(x, v);
+      return v;
+    };
+    const long before = solver->solves;
+    const Eigen::VectorXd first = product(r);
+    EXPECT_EQ(solver->solves, before + 1);
+    EXPECT_LE((first - start - w_dense * r).lpNorm<Eigen::Infinity>(), 1e-14);
+    const Eigen::VectorXd again = product(r);
+    EXPECT_EQ(solver->solves, before + 1);
+    EXPECT_TRUE(again == first);  // bit for bit
+    const Eigen::VectorXd second = product(other);
+    EXPECT_EQ(solver->solves, before + 2);
+    EXPECT_LE((second - start - w_dense * other).lpNorm<Eigen::Infinity>(), 1e-14);
+    // One product is remembered, the last exact one; an inexact product
+    // neither uses nor replaces it.
+    Eigen::VectorXd inexact = start;
+    w->add_inexact_product(other, inexact, 1e-3);
+    EXPECT_EQ(solver->solves, before + 3);
+    EXPECT_TRUE(product(other) == second);
+    EXPECT_EQ(solver->solves, before + 3);
+    EXPECT_TRUE(product(r) == first);
+    EXPECT_EQ(solver->solves, before + 4);
+    // A factor rounded to single precision (make_newton_step, before P's
+    // first factorization) solves products otherwise: none from before it
+    // is taken for one after.
+    const auto step = w->make_newton_step();
+    EXPECT_TRUE(product(r) == first);
+    EXPECT_EQ(solver->solves, before + (rounded ? 5 : 4));
+  }
+}
+
 // Under PETSc's CG, W_ii's sample is solved for in three solves (one per
 // local direction, every sample node loaded at once, alternating signs)
 // where the contact zone is large, since each column is a whole Krylov
