@@ -134,7 +134,8 @@ Eigen::VectorXd NodeToPlaneContact::nodal_forces(const Eigen::VectorXd& r) const
 }
 
 void NodeToPlaneContact::settle_reactions(const Eigen::VectorXd& q, Eigen::VectorXd& r,
-                                          double law_tolerance, double motion_scale) const {
+                                          double law_tolerance, double motion_scale,
+                                          const Eigen::VectorXd* motion) const {
   double max_rn = 0.0;
   for (int i = 0; i < n_nodes(); ++i) max_rn = std::max(max_rn, r(3 * i));
   // The solver's own scales: it accepts a penetration up to law_tolerance x
@@ -148,12 +149,14 @@ void NodeToPlaneContact::settle_reactions(const Eigen::VectorXd& q, Eigen::Vecto
   // settled; only nodes with a small force need their gap (one row of W
   // each, instead of the dense product W r for all nodes: 0.24 ms a step on
   // the seed punch, 1.5 % of its run time).
-  // Without a dense W the gaps come from one product W r.
+  // Without a dense W the gaps come from one product W r, or from the
+  // motion the caller knows.
   const Eigen::VectorXd solved = r;
   const CondensedOperators* dense = operators_->dense();
   Eigen::VectorXd w_r;
-  if (!dense) w_r = delassus_times(solved);
+  if (!dense && !motion) w_r = delassus_times(solved);
   const auto gap = [&](int i) {
+    if (motion) return (*motion)(3 * i);
     return q(3 * i) + (dense ? dense->delassus().col(3 * i).dot(solved) : w_r(3 * i));
   };
   for (int i = 0; i < n_nodes(); ++i) {

@@ -111,8 +111,10 @@ class NodeToPlaneContact {
   /// (admissible_reaction: projected onto its cone). The change is within
   /// the solver's tolerance (docs/contact-law.md, "Reported reactions and
   /// states").
+  /// `motion`, if given, is v = q + W r for the r given (its gaps are then
+  /// read there, not from a product with W).
   void settle_reactions(const Eigen::VectorXd& q, Eigen::VectorXd& r, double law_tolerance,
-                        double motion_scale) const;
+                        double motion_scale, const Eigen::VectorXd* motion = nullptr) const;
 
   /// Per-node law quantities for kinematics v and reactions r (as settled by
   /// settle_reactions). The state is read off the reaction: open when r = 0

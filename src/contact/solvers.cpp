@@ -804,6 +804,10 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   ContactSolveReport report;
   NewtonState n(problem.n_nodes());
   const auto exact_motion = [&] {
+    if (workspace.known_motion.of(r)) {
+      n.v = workspace.known_motion.v;
+      return;
+    }
     n.v = q;
     if (dense)
       add_delassus_product(*dense, r, n.v);

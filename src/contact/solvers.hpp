@@ -59,6 +59,15 @@ struct ContactWorkspace {
   };
   std::vector<FactoredUnknowns> factored_unknowns;
   bool factored_in_reactions = false;
+  /// A motion v = q + W r that the caller knows for one r without applying
+  /// W (the sparse path's starting reactions: from the recovered motions of
+  /// the last two steps, where W r is a K_ff solve): the Newton iteration
+  /// takes it for that r, bit for bit, and applies W otherwise. Empty r:
+  /// none. Valid for the one problem (q) it was made for.
+  struct KnownMotion {
+    Eigen::VectorXd r, v;
+    [[nodiscard]] bool of(const Eigen::VectorXd& x) const { return r.size() == x.size() && r == x; }
+  } known_motion;
   bool factorization_reusable = false;
   bool factorization_valid = false;  ///< newton_matrix holds an LU
   /// Choices of the dense Newton step; all on by default, off only to

@@ -251,6 +251,7 @@ struct Analysis::Increment {
   Eigen::VectorXd u;       // the recovered displacements
   Eigen::VectorXd u_contact;
   std::vector<ContactNodeState> states;
+  Eigen::VectorXd reactions_motion;  // W r (the sparse path only)
   std::chrono::steady_clock::time_point recovery_start;
 };
 
@@ -636,6 +637,10 @@ void Analysis::start_at_rest() {
   f_ext_ = Eigen::VectorXd::Zero(n_dofs);
   r_ = Eigen::VectorXd::Zero(3 * m);
   r_previous_ = r_;
+  if (sparse_operator() != nullptr) {
+    reactions_motion_ = Eigen::VectorXd::Zero(3 * m);  // W 0
+    reactions_motion_previous_ = reactions_motion_;
+  }
   states_ = contact_->evaluate(contact_->kinematics(Eigen::VectorXd::Zero(3 * m)), r_);
   slip_sum_.assign(m, Eigen::Vector3d::Zero());
   slip_length_.assign(m, 0.0);
@@ -795,10 +800,24 @@ void Analysis::solve_contact_problem(Increment& inc) {
   Eigen::VectorXd& r = inc.r;
   inc.step_factor = result.factor - case_.program.factor(position_);
   const double step_factor = inc.step_factor;
+  const bool motion_known = reactions_motion_.size() == 3 * m;
+  Eigen::VectorXd& start_motion = contact_workspace_.known_motion.v;
+  if (motion_known) start_motion = q + reactions_motion_;
   if (previous_step_factor_ != 0.0 && step_factor * previous_step_factor_ > 0.0) {
     const double ratio = std::min(step_factor / previous_step_factor_, 1.0);
     r += ratio * (r_ - r_previous_);
+    if (motion_known) start_motion += ratio * (reactions_motion_ - reactions_motion_previous_);
   }
+  // The sparse path: v = q + W r of this start, by linearity from the last
+  // two steps' recovered motions, instead of a K_ff solve (a proportional
+  // increment then costs its recovery solve alone). It is as accurate as a
+  // product (each recovery solves K_ff to the same tolerance), and what the
+  // Newton iteration accepts on it is checked on the increment's own
+  // recovery (check_law_on_recovered).
+  if (motion_known)
+    contact_workspace_.known_motion.r = r;
+  else
+    contact_workspace_.known_motion.r.resize(0);
   const auto work_before = contact_work();
   IncrementProgress progress{result.position};
   if (increment_progress_)
@@ -815,10 +834,14 @@ void Analysis::solve_contact_problem(Increment& inc) {
           work.long_restart_steps - work_before.long_restart_steps;
       increment_progress_(progress);
     };
-  // The callback refers to this frame: it goes with it, also on an error.
+  // The callback refers to this frame, and the start's motion to this
+  // increment: they go with it, also on an error.
   struct ForgetCallback {
     ContactWorkspace& workspace;
-    ~ForgetCallback() { workspace.on_iteration = nullptr; }
+    ~ForgetCallback() {
+      workspace.on_iteration = nullptr;
+      workspace.known_motion.r.resize(0);
+    }
   } forget_callback{contact_workspace_};
   const ContactSolveReport report =
       m > 0 ? solve_contact(contact_->problem(q), r, case_.solver.law_tolerance,
@@ -846,7 +869,10 @@ void Analysis::solve_contact_problem(Increment& inc) {
   // nodes clear of the plane (changes within the tolerance just met).
   inc.motion_scale = m > 0 ? contact_->motion_scale(q) : 0.0;
   const double motion_scale = inc.motion_scale;
-  if (m > 0) contact_->settle_reactions(q, r, case_.solver.law_tolerance, motion_scale);
+  if (m > 0)
+    contact_->settle_reactions(
+        q, r, case_.solver.law_tolerance, motion_scale,
+        contact_workspace_.known_motion.of(r) ? &contact_workspace_.known_motion.v : nullptr);
   assert(r.size() == 3 * m);
   // With the settling: its gaps come from a product W r, which on the sparse
   // path is a K_ff solve unless the operator remembers it (it left a whole
@@ -1043,7 +1069,20 @@ void Analysis::check_law_on_recovered(Increment& inc) {
     throw NumericalError(msg.str());
   }
   inc.states = contact_->evaluate(v, r);
+  record_reactions_motion(inc, v);
   result.seconds_linear += seconds_since(inc.recovery_start);
+}
+
+void Analysis::record_reactions_motion(Increment& inc, const Eigen::VectorXd& v) const {
+  const SparseDelassusOperator* sparse = sparse_operator();
+  if (sparse == nullptr) return;
+  // v and q differ by the kinematics' linear part applied to K_ff^-1 E r
+  // (the same u_prev, plane motion and gap offsets in both); a held
+  // component has no displacement there, and W adds r / k for it.
+  inc.reactions_motion = v - inc.q;
+  const std::vector<double>& springs = sparse->held_springs();
+  for (Eigen::Index j = 0; j < inc.reactions_motion.size(); ++j)
+    if (springs[j] > 0.0) inc.reactions_motion(j) += inc.r(j) / springs[j];
 }
 
 void Analysis::commit_step(Increment& inc) {
@@ -1051,6 +1090,8 @@ void Analysis::commit_step(Increment& inc) {
   const int m = contact_->n_nodes();
   previous_step_factor_ = inc.step_factor;
   r_previous_ = r_;
+  reactions_motion_previous_ = std::move(reactions_motion_);
+  reactions_motion_ = std::move(inc.reactions_motion);
   position_ = result.position;
   u_ = std::move(inc.u);
   f_ext_ = std::move(inc.f_ext);

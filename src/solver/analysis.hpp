@@ -287,6 +287,9 @@ class Analysis {
   [[nodiscard]] bool recover_from_contact_responses(Increment& inc);
   void check_equilibrium(Increment& inc) const;
   void check_law_on_recovered(Increment& inc);
+  /// On the sparse path, W r of the increment's reactions from its
+  /// recovered motion v: W r = v - q (plus the held springs' r / k).
+  void record_reactions_motion(Increment& inc, const Eigen::VectorXd& v) const;
   void commit_step(Increment& inc);
   void set_up_wear();  // analysis_wear.cpp
   void wear_step(StepResult& result);
@@ -339,7 +342,11 @@ class Analysis {
 
   double position_ = 0.0;
   Eigen::VectorXd u_, f_ext_, r_;
-  Eigen::VectorXd r_previous_;         // reactions one step before r_
+  Eigen::VectorXd r_previous_;  // reactions one step before r_
+  // W r_ and W r_previous_ on the sparse path (from the recovered motions,
+  // record_reactions_motion), which give the motion of the next increment's
+  // extrapolated start without a K_ff solve; empty elsewhere.
+  Eigen::VectorXd reactions_motion_, reactions_motion_previous_;
   double previous_step_factor_ = 0.0;  // load factor change of the last step
   std::vector<ContactNodeState> states_;
   std::vector<Eigen::Vector3d> slip_sum_;

@@ -655,6 +655,53 @@ double motion_step_inconsistency(const Case& c, double tolerance) {
 // Both step solvers give dv = W dr to about an exact product's accuracy
 // (PETSc's 1e-12 relative residual) at every tolerance, with CHOLMOD and
 // with PETSc's GAMG.
+// A proportional increment (the load's direction kept, every node's state
+// too) is solved by its extrapolated start, with no Newton step. Its motion
+// v = q + W r comes from the last two steps' recovered motions by linearity
+// instead of a K_ff solve, so such an increment costs its recovery solve
+// alone. Counted on CHOLMOD's sparse path, whose K_ff factor is kept in
+// single precision once the Newton steps have their own (solve_count counts
+// its solves), on the whole cylinder and on a quarter with held components
+// and a non-associated law; the results against the dense path's.
+TEST(SparseContactPath, SolvesAProportionalIncrementWithItsRecoverySolveAlone) {
+  const Mesh whole = generate_cylinder({.core = 4, .ring = 4, .layers = 2});
+  const Mesh quarter = generate_cylinder(
+      {.core = 4, .ring = 4, .layers = 2, .sector = CylinderParams::Sector::quarter});
+  Case isotropic = cylinder_case({0.3, 0.3, 0.3, 0.3}, ContactSolverChoice::dense);
+  Case held = cylinder_case({0.3, 0.15, 0.1, 0.2}, ContactSolverChoice::dense);
+  held.dirichlet.push_back({"symmetry_x0", {0.0, std::nullopt, std::nullopt}, std::nullopt});
+  held.dirichlet.push_back({"symmetry_y0", {std::nullopt, 0.0, std::nullopt}, std::nullopt});
+  for (const auto& [dense_case, mesh] :
+       {std::pair<Case, const Mesh*>{isotropic, &whole}, {held, &quarter}}) {
+    SCOPED_TRACE(mesh == &whole ? "whole, isotropic" : "quarter, non-associated");
+    Case loading = dense_case;
+    loading.program.segments = {{1.0, 4, 0}};
+    Case sparse_case = loading;
+    sparse_case.solver.contact_solver = ContactSolverChoice::sparse;
+    sparse_case.solver.sparse_preconditioner = SparsePreconditionerChoice::stiffness_factor;
+    Analysis dense(loading, *mesh), sparse(sparse_case, *mesh);
+    for (int k = 1; k <= 4; ++k) {
+      SCOPED_TRACE("increment " + std::to_string(k));
+      const long solves_before = sparse.linear_solver().solve_count();
+      const StepResult a = dense.advance_to(k);
+      const StepResult b = sparse.advance_to(k);
+      EXPECT_NEAR(b.contact_normal_force, a.contact_normal_force, 1e-8 * a.contact_normal_force);
+      EXPECT_NEAR(b.accumulated_dissipation, a.accumulated_dissipation,
+                  1e-8 * a.accumulated_dissipation);
+      EXPECT_EQ(b.n_stick, a.n_stick);
+      EXPECT_EQ(b.n_slip, a.n_slip);
+      EXPECT_LE(b.scaled_certificate, sparse.certificate_acceptance());
+      if (k == 1) {
+        EXPECT_GT(b.newton_iterations, 0);
+        ASSERT_TRUE(sparse.linear_solver().holds_lower_precision_factor());
+        continue;
+      }
+      EXPECT_EQ(b.newton_iterations, 0);
+      EXPECT_EQ(sparse.linear_solver().solve_count() - solves_before, 1);
+    }
+  }
+}
+
 TEST(SparseNewtonStep, ItsMotionStepIsTheDelassusOperatorTimesItsReactionStep) {
   Case c = cylinder_case({0.3, 0.15, 0.1, 0.2}, ContactSolverChoice::sparse);
   c.solver.sparse_preconditioner = SparsePreconditionerChoice::stiffness_factor;
