@@ -803,8 +803,16 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     workspace.sparse_step = problem.operators->make_newton_step();
   ContactSolveReport report;
   NewtonState n(problem.n_nodes());
-  const auto exact_motion = [&] {
-    if (workspace.known_motion.of(r)) {
+  // The caller's known motion of r (ContactWorkspace::known_motion) serves
+  // to accept a start that needs no step. A start that does need one takes
+  // it from a product: the known motion carries the rounding of the solves
+  // it was combined from, and at 2 million unknowns (N = 64) that was
+  // enough for a step that only corrected it, then another that undid it,
+  // where the product's start had converged.
+  bool v_is_known = false;
+  const auto exact_motion = [&](bool known_allowed) {
+    v_is_known = known_allowed && workspace.known_motion.of(r);
+    if (v_is_known) {
       n.v = workspace.known_motion.v;
       return;
     }
@@ -814,7 +822,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     else
       problem.operators->add_product(r, n.v);
   };
-  exact_motion();
+  exact_motion(true);
   bool v_is_exact = true;
   double first_f_norm = 0.0;
   int cut_steps = 0;
@@ -833,8 +841,13 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
       workspace.on_iteration({false, report.scaled_residual, report.scaled_certificate});
     if (converged) {
       if (v_is_exact) return report;
-      exact_motion();
+      exact_motion(false);
       v_is_exact = true;
+      fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
+      if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) return report;
+    } else if (v_is_known) {
+      workspace.known_motion.r.resize(0);  // not for the settling either: the product is remembered
+      exact_motion(false);
       fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
       if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) return report;
     }

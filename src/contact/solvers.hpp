@@ -62,8 +62,10 @@ struct ContactWorkspace {
   /// A motion v = q + W r that the caller knows for one r without applying
   /// W (the sparse path's starting reactions: from the recovered motions of
   /// the last two steps, where W r is a K_ff solve): the Newton iteration
-  /// takes it for that r, bit for bit, and applies W otherwise. Empty r:
-  /// none. Valid for the one problem (q) it was made for.
+  /// takes it for that r, bit for bit, to accept a start that needs no
+  /// step, and applies W otherwise (a start that needs a step takes it
+  /// from a product, and drops the known motion). Empty r: none. Valid for
+  /// the one problem (q) it was made for.
   struct KnownMotion {
     Eigen::VectorXd r, v;
     [[nodiscard]] bool of(const Eigen::VectorXd& x) const { return r.size() == x.size() && r == x; }

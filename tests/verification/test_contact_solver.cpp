@@ -549,5 +549,42 @@ TEST(ContactSolver, ReportsTheNewtonStepThatEndsItsPass) {
   EXPECT_EQ(r, Eigen::VectorXd::Zero(3 * m));  // not taken
 }
 
+// The caller may hand the iteration the motion v = q + W r of its start
+// (ContactWorkspace::known_motion: the sparse path's, combined from earlier
+// solves). It serves to accept a start that needs no step; one that it
+// does not accept is judged again on the product, as without it, so that a
+// known motion's rounding never costs a step: here, the converged
+// reactions of a pressed punch as the start, with a known motion off by
+// 1e-6 of the motion scale, converge without a step and are not moved.
+TEST(ContactSolver, JudgesAStartOnTheProductWhereItsKnownMotionDoesNotAcceptIt) {
+  const Mesh mesh = generate_cylinder({.core = 2, .ring = 2, .layers = 1});
+  const Analysis analysis(punch_case(0.3), mesh);
+  const NodeToPlaneContact& contact = analysis.contact();
+  const int m = contact.n_nodes();
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(3 * m);
+  for (int i = 0; i < m; ++i) q(3 * i) = -0.01;  // pressed
+  const CondensedContactProblem problem = contact.problem(q);
+  ContactWorkspace workspace;
+  Eigen::VectorXd solved = Eigen::VectorXd::Zero(3 * m);
+  ASSERT_TRUE(solve_semismooth_newton(problem, solved, 1e-10, 50, workspace).converged);
+  Eigen::VectorXd exact = q + contact.delassus_times(solved);
+  workspace.known_motion.r = solved;
+  workspace.known_motion.v = exact;
+  workspace.known_motion.v(0) += 1e-6 * problem.motion_scale;
+  Eigen::VectorXd r = solved;
+  const ContactSolveReport report = solve_semismooth_newton(problem, r, 1e-10, 50, workspace);
+  EXPECT_TRUE(report.converged);
+  EXPECT_EQ(report.newton_iterations, 0);
+  EXPECT_EQ(r, solved);
+  EXPECT_EQ(workspace.known_motion.r.size(), 0);  // dropped: not for the settling either
+  // The same start with its exact motion known: accepted on it.
+  workspace.known_motion.r = solved;
+  workspace.known_motion.v = exact;
+  r = solved;
+  EXPECT_TRUE(solve_semismooth_newton(problem, r, 1e-10, 50, workspace).converged);
+  EXPECT_EQ(r, solved);
+  EXPECT_EQ(workspace.known_motion.r.size(), 3 * m);
+}
+
 }  // namespace
 }  // namespace bipo
