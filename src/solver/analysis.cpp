@@ -810,10 +810,10 @@ void Analysis::solve_contact_problem(Increment& inc) {
   }
   // The sparse path: v = q + W r of this start, by linearity from the last
   // two steps' recovered motions, instead of a K_ff solve (a proportional
-  // increment then costs its recovery solve alone). It is as accurate as a
-  // product (each recovery solves K_ff to the same tolerance), and what the
-  // Newton iteration accepts on it is checked on the increment's own
-  // recovery (check_law_on_recovered).
+  // increment then costs its recovery solve alone). It carries those
+  // solves' rounding, so the Newton iteration only accepts a start on it
+  // (solve_semismooth_newton), and what it accepts is checked on the
+  // increment's own recovery (check_law_on_recovered).
   if (motion_known)
     contact_workspace_.known_motion.r = r;
   else
