@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -137,6 +138,14 @@ int parallel_size() {
 void parallel_min_max(double value, double& min, double& max) {
   min = max = value;
   if (parallel_runtime_started()) plugin->min_max(value, &min, &max);
+}
+
+void parallel_all_gather(const double* mine, int count, double* all, const std::vector<int>& counts,
+                         const std::vector<int>& displacements) {
+  if (parallel_runtime_started())
+    plugin->all_gather(mine, count, all, counts.data(), displacements.data());
+  else
+    std::copy(mine, mine + count, all);
 }
 
 void parallel_abort(int exit_code) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/case.hpp"
 #include "solver/linear_solver.hpp"
@@ -41,6 +42,12 @@ void start_parallel_runtime();
 /// The least and largest of `value` over the ranks (collective; the value
 /// itself for both when the runtime is not started).
 void parallel_min_max(double value, double& min, double& max);
+
+/// Every rank's `mine` (rank r's `counts[r]` values) into `all` on every
+/// rank, rank r's from `displacements[r]` on (collective; `mine` copied to
+/// `all` when the runtime is not started). Allocates nothing.
+void parallel_all_gather(const double* mine, int count, double* all, const std::vector<int>& counts,
+                         const std::vector<int>& displacements);
 
 /// Ends every rank with `exit_code` (MPI_Abort); std::exit when the runtime
 /// is not started.

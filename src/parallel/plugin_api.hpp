@@ -17,8 +17,8 @@ namespace bipo {
 /// Raised whenever this table or the virtual functions of LinearSolver
 /// (solver/linear_solver.hpp), which the plugin implements, change: 2 since
 /// factorize_lower_changed and factorize_lower_and_condense, 3 since
-/// processes().
-inline constexpr int kParallelPluginApiVersion = 3;
+/// processes(), 4 since all_gather and LinearSolver::row_share().
+inline constexpr int kParallelPluginApiVersion = 4;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {
@@ -36,6 +36,11 @@ struct ParallelPluginApi {
   void (*abort)(int exit_code);
   /// The least and the largest of `value` over the ranks (a collective).
   void (*min_max)(double value, double* min, double* max);
+  /// Every rank's `count` values into `all` on every rank, rank r's at
+  /// `displacements[r]`; `counts` holds every rank's count (a collective:
+  /// MPI_Allgatherv).
+  void (*all_gather)(const double* mine, int count, double* all, const int* counts,
+                     const int* displacements);
   /// A new PETSc linear solver of K_ff, owned by the caller; on failure
   /// nullptr and the reason in `error`.
   LinearSolver* (*make_linear_solver)(const PetscSolverSettings& settings, std::string* error);

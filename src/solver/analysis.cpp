@@ -670,6 +670,11 @@ std::string Analysis::contact_preconditioner_reason() const {
   return sparse == nullptr ? std::string() : sparse->preconditioner_reason();
 }
 
+std::vector<int> Analysis::contact_newton_step_rows_per_rank() const {
+  const SparseDelassusOperator* sparse = sparse_operator();
+  return sparse == nullptr ? std::vector<int>() : sparse->newton_step_rows_per_rank();
+}
+
 bool Analysis::can_share_setup_with(const Analysis& other) const {
   // Compared on what the set-up is made of, not on the case text: the same
   // mesh object, material, prescribed dofs, contact dofs and local frames.

@@ -223,6 +223,8 @@ class Analysis {
   /// Why, with the memory weighed (SparseDelassusOperator::preconditioner_reason);
   /// "" on the dense path.
   [[nodiscard]] std::string contact_preconditioner_reason() const;
+  /// SparseDelassusOperator::newton_step_rows_per_rank; empty on the dense path.
+  [[nodiscard]] std::vector<int> contact_newton_step_rows_per_rank() const;
   [[nodiscard]] std::string contact_solver() const {
     return contact_->condensed_operators() && !contact_->condensed_operators()->dense() ? "sparse"
                                                                                         : "dense";

@@ -198,6 +198,18 @@ class LinearSolver {
   /// serial backend. A second solver of the same kind (the sparse contact
   /// path's `stiffness_factor`) costs each rank about its share.
   [[nodiscard]] virtual int processes() const { return 1; }
+  /// How a distributed backend divides the rows of the matrix it holds
+  /// among the processes: `rows`, every row of the caller's numbering once,
+  /// rank 0's first, then rank 1's, ... (ascending within a rank), and
+  /// `counts`, how many each rank holds. Empty (no counts) for a serial
+  /// backend and before the first factorization. For vectors of the whole
+  /// mesh that the caller keeps by rank, as the backend does its own (the
+  /// sparse contact path's Krylov vectors).
+  struct RowShare {
+    std::vector<int> rows;
+    std::vector<int> counts;
+  };
+  [[nodiscard]] virtual RowShare row_share() const { return {}; }
   /// The rigid-body modes of the body on the free unknowns (n_free x 6:
   /// three translations, three rotations), given before a factorization
   /// to a backend that uses them (an algebraic multigrid's near-null

@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "parallel/parallel_runtime.hpp"
 #include "solver/contact_path.hpp"
+#include "solver/gmres.hpp"
 
 namespace bipo {
 
@@ -147,6 +148,14 @@ SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
             "a second factorization of P", second_factor_bytes(factor, stiffness), "");
   });
   return preconditioner_;
+}
+
+std::vector<int> SparseDelassusOperator::newton_step_rows_per_rank() const {
+  if (preconditioner_ != SparsePreconditionerChoice::stiffness_factor) return {};
+  const auto held = static_cast<int>(
+      std::count_if(held_springs_.begin(), held_springs_.end(), [](double k) { return k > 0.0; }));
+  const std::optional<KrylovRows> rows = krylov_rows_of(stiffness_solver(), held);
+  return rows ? rows->counts() : std::vector<int>();
 }
 
 const std::string& SparseDelassusOperator::preconditioner_reason() const {
@@ -374,142 +383,6 @@ void SparseDelassusOperator::sample_compliance_ratios(int first, int last, bool 
 
 namespace {
 
-/// The default limit on a Gmres solve's iterations.
-constexpr int gmres_max_iterations = 240;
-
-/// Restarted GMRES with right preconditioning (Saad, Iterative Methods for
-/// Sparse Linear Systems, 9.3.2), modified Gram-Schmidt and Givens
-/// rotations. Its storage is kept from one solve to the next (an iteration
-/// allocates nothing) until release_storage(). apply(x, y): y = A x;
-/// precondition(b, z): z ~ A^-1 b.
-///
-/// With Z = float, the preconditioned vectors z_j are kept in single
-/// precision and A is applied to z_j as rounded: the flexible variant's
-/// relation A Z_j = V_{j+1} H_j then holds for the Z that forms x, so the
-/// rounding only changes the preconditioner (by a relative 6e-8 in each
-/// component), not the solve's accuracy, and the z_j take half the memory
-/// (the long restart's: 160 x 105k at N = 24). The short restart keeps them
-/// in double: its rounding, and its Newton paths, stay as they were.
-template <class Z>
-class Gmres {
- public:
-  /// The relative residual accepted when the residual stagnates above the
-  /// tolerance (see solve()).
-  static constexpr double acceptable_stagnation = 1e-2;
-  explicit Gmres(int restart, int iteration_limit = gmres_max_iterations)
-      : restart_(restart), limit_(iteration_limit) {}
-
-  /// The iterations, or -1 if the relative residual `tolerance` was not met.
-  /// A restart cycle that does not halve the residual has met the round-off
-  /// floor of its evaluation (b - A x of a tiny rho's rows shares the
-  /// cancellation of the rows of K): the solve stops there, and succeeds
-  /// if the residual is below acceptable_stagnation, unless `strict` (for a
-  /// weak preconditioner, whose cycles may fail to halve it long before).
-  /// Such a success is marked (stagnated()): the caller judges the answer
-  /// in its own norm (step_is_a_descent_direction).
-  template <class Apply, class Precondition>
-  int solve(const Apply& apply, const Precondition& precondition, const Eigen::VectorXd& b,
-            double tolerance, bool strict, Eigen::VectorXd& x) {
-    const double accepted_stagnation = strict ? 0.0 : acceptable_stagnation;
-    const Eigen::Index n = b.size();
-    basis_.resize(n, restart_ + 1);
-    preconditioned_.resize(n, restart_);
-    h_.resize(restart_ + 1, restart_);
-    g_.resize(restart_ + 1);
-    cs_.resize(restart_);
-    sn_.resize(restart_);
-    const double target = tolerance * b.norm();
-    x.setZero(n);
-    int& total = spent_;  // also after a failure, for the counts
-    total = 0;
-    stagnated_ = false;
-    if (b.norm() == 0.0) return 0;
-    residual_ = b;
-    double previous = std::numeric_limits<double>::infinity();
-    while (total < limit_) {
-      const double beta = residual_.norm();
-      if (beta <= target) return total;
-      if (beta > 0.5 * previous) {
-        stagnated_ = beta <= accepted_stagnation * b.norm();
-        return stagnated_ ? total : -1;
-      }
-      previous = beta;
-      basis_.col(0) = residual_ / beta;
-      g_.setZero();
-      g_(0) = beta;
-      h_.setZero();
-      const int j = cycle(apply, precondition, target, total);
-      y_ = h_.topLeftCorner(j, j).triangularView<Eigen::Upper>().solve(g_.head(j));
-      if constexpr (std::is_same_v<Z, double>)
-        x.noalias() += preconditioned_.leftCols(j) * y_;
-      else
-        for (int c = 0; c < j; ++c) x += y_(c) * preconditioned_.col(c).template cast<double>();
-      apply(x, product_);
-      residual_ = b - product_;
-      if (!residual_.allFinite()) return -1;
-    }
-    const double beta = residual_.norm();
-    if (beta <= target) return total;
-    stagnated_ = beta > 0.5 * previous && beta <= accepted_stagnation * b.norm();
-    return stagnated_ ? total : -1;
-  }
-  /// True if the last solve succeeded at a stagnation above its tolerance.
-  [[nodiscard]] bool stagnated() const { return stagnated_; }
-  /// The iterations of the last solve, also when it failed.
-  [[nodiscard]] int spent() const { return spent_; }
-  /// Frees the vectors (the next solve allocates them again): between two
-  /// solves they hold nothing that is needed.
-  void release_storage() {
-    basis_ = Eigen::MatrixXd();
-    preconditioned_.resize(0, 0);
-    work_ = next_ = product_ = residual_ = Eigen::VectorXd();
-  }
-
- private:
-  /// One Arnoldi cycle from basis_.col(0); returns its iterations.
-  template <class Apply, class Precondition>
-  int cycle(const Apply& apply, const Precondition& precondition, double target, int& total) {
-    int j = 0;
-    for (; j < restart_ && total < limit_; ++j, ++total) {
-      precondition(basis_.col(j), work_);
-      preconditioned_.col(j) = work_.template cast<Z>();
-      if constexpr (!std::is_same_v<Z, double>)
-        work_ = preconditioned_.col(j).template cast<double>();
-      apply(work_, next_);
-      for (int i = 0; i <= j; ++i) {
-        h_(i, j) = next_.dot(basis_.col(i));
-        next_ -= h_(i, j) * basis_.col(i);
-      }
-      h_(j + 1, j) = next_.norm();
-      if (h_(j + 1, j) > 0.0) basis_.col(j + 1) = next_ / h_(j + 1, j);
-      for (int i = 0; i < j; ++i) {
-        const double t = cs_(i) * h_(i, j) + sn_(i) * h_(i + 1, j);
-        h_(i + 1, j) = -sn_(i) * h_(i, j) + cs_(i) * h_(i + 1, j);
-        h_(i, j) = t;
-      }
-      const double d = std::hypot(h_(j, j), h_(j + 1, j));
-      cs_(j) = d > 0.0 ? h_(j, j) / d : 1.0;
-      sn_(j) = d > 0.0 ? h_(j + 1, j) / d : 0.0;
-      h_(j, j) = d;
-      h_(j + 1, j) = 0.0;
-      g_(j + 1) = -sn_(j) * g_(j);
-      g_(j) = cs_(j) * g_(j);
-      if (std::abs(g_(j + 1)) <= target) {
-        ++total;
-        return j + 1;
-      }
-    }
-    return j;
-  }
-
-  int restart_, limit_;
-  int spent_ = 0;
-  bool stagnated_ = false;
-  Eigen::MatrixXd basis_, h_;
-  Eigen::Matrix<Z, Eigen::Dynamic, Eigen::Dynamic> preconditioned_;
-  Eigen::VectorXd g_, cs_, sn_, y_, work_, next_, product_, residual_;
-};
-
 /// Node i's rows of the step, scaled by M_i = (B_i + C_i / rho_i)^-1:
 /// X_i = M_i B_i, Y_i = M_i C_i = rho_i (I - X_i) and the right-hand side
 /// -M_i F_i. M_i is I for an open node, rho C^-1 for a stick one; any
@@ -604,6 +477,11 @@ namespace {
 class SparseNewtonStepSolver final : public SparseNewtonStep {
  public:
   explicit SparseNewtonStepSolver(std::shared_ptr<const SparseDelassusOperator> op);
+  // Its Gmres objects point at krylov_rows_.
+  SparseNewtonStepSolver(const SparseNewtonStepSolver&) = delete;
+  SparseNewtonStepSolver& operator=(const SparseNewtonStepSolver&) = delete;
+  SparseNewtonStepSolver(SparseNewtonStepSolver&&) = delete;
+  SparseNewtonStepSolver& operator=(SparseNewtonStepSolver&&) = delete;
 
   bool solve(const NewtonStepEquations& equations, double tolerance, Eigen::VectorXd& dr,
              Eigen::VectorXd& dv) override;
@@ -759,6 +637,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
   long single_precision_steps_ = 0;
+  // Under MPI, the rows of the GMRES vectors that this rank keeps.
+  std::optional<KrylovRows> krylov_rows_;
   Gmres<double> gmres_{short_restart};  // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
   // needed (and used for every step from then on, gmres_'s vectors freed):
@@ -779,6 +659,8 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
   held_slot_.assign(static_cast<std::size_t>(3 * m), -1);
   for (int j = 0; j < 3 * m; ++j)
     if (op_->held_springs()[j] > 0.0) held_slot_[j] = n_free_ + n_held_++;
+  krylov_rows_ = krylov_rows_of(op_->stiffness_solver(), n_held_);
+  if (krylov_rows_) gmres_.distribute(&*krylov_rows_);
   block_positions_.resize(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i)
     for (int a = 0; a < 3; ++a)
@@ -969,10 +851,13 @@ bool SparseNewtonStepSolver::start_long_restart() {
   if (long_restart_refused_steps_ > 0) return false;
   // Asked at the same step on every rank (their states are the same): the
   // memory available may be a collective.
+  // The vectors' rows on the rank that keeps the most (the same on every rank).
+  const int rows = krylov_rows_ ? krylov_rows_->largest_kept() : size();
   const int restart =
-      long_restart_that_fits(long_restart, short_restart, size(), op_->available_memory());
+      long_restart_that_fits(long_restart, short_restart, rows, op_->available_memory());
   if (restart == 0) return false;
   gmres_long_.emplace(restart, 3 * long_restart);  // a shorter restart, as many iterations
+  if (krylov_rows_) gmres_long_->distribute(&*krylov_rows_);
   return true;
 }
 

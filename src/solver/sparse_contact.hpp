@@ -124,6 +124,11 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// Why preconditioner() chose as it did, in words, with the memory it
   /// weighed (decides first, as preconditioner()).
   [[nodiscard]] const std::string& preconditioner_reason() const;
+  /// The rows of the Newton step's GMRES vectors that each MPI rank keeps
+  /// (krylov_rows.hpp) with the `stiffness_factor` preconditioner, whose
+  /// GMRES runs on vectors of the whole mesh; empty on one process or with
+  /// `own_factor` (vectors of the contact nodes, kept whole).
+  [[nodiscard]] std::vector<int> newton_step_rows_per_rank() const;
   /// The memory available now, as SparseOperatorChoices::available_memory
   /// says (a collective under MPI: every rank must ask at the same point).
   [[nodiscard]] double available_memory() const;

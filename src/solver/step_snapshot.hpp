@@ -63,6 +63,8 @@ struct RunDescription {
   int parallel_ranks = 1;     ///< MPI ranks of the run (set by the app; 1 serial)
   /// K_ff's solver's solve_count and krylov_iterations after the set-up.
   std::pair<long, long> linear_counts{0, 0};
+  /// Analysis::contact_newton_step_rows_per_rank (empty: kept whole).
+  std::vector<int> contact_newton_step_rows_per_rank;
 };
 
 /// What one converged step gives the result writers. The views point into

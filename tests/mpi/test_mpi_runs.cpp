@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
 
@@ -192,6 +193,18 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
             std::string::npos)
       << summary;
   EXPECT_NE(summary.find(" a rank, within half of the "), std::string::npos) << summary;
+  // Each rank keeps its own rows of the Newton step's GMRES vectors (the
+  // rows of K_ff that its PETSc matrix holds; no held components here).
+  const nlohmann::json json = nlohmann::json::parse(summary);
+  const std::vector<int> rows_per_rank =
+      json.at("contact_solver").at("newton_step_rows_per_rank").get<std::vector<int>>();
+  const int free = json.at("dofs").at("free").get<int>();
+  ASSERT_EQ(rows_per_rank.size(), 2u) << summary;
+  EXPECT_EQ(rows_per_rank[0] + rows_per_rank[1], free) << summary;
+  for (const int rows : rows_per_rank) {
+    EXPECT_GT(rows, free / 4) << summary;
+    EXPECT_LT(rows, 3 * free / 4) << summary;
+  }
 }
 
 TEST(MpiRun, InputErrorOnTwoRanksIsReportedOnceWithExitCode2AndNoFolder) {

@@ -185,6 +185,16 @@ class PetscLinearSolver final : public LinearSolver {
     MPI_Comm_size(PETSC_COMM_WORLD, &size);
     return size;
   }
+  [[nodiscard]] RowShare row_share() const override {
+    RowShare share;
+    const std::vector<int>& index = rows_.partition.new_index;
+    if (index.empty()) return share;
+    share.rows.resize(index.size());
+    for (std::size_t row = 0; row < index.size(); ++row)
+      share.rows[static_cast<std::size_t>(index[row])] = static_cast<int>(row);
+    share.counts = rows_.partition.counts;
+    return share;
+  }
   [[nodiscard]] long solve_count() const override { return solves_; }
   [[nodiscard]] long krylov_iterations() const override { return krylov_iterations_; }
 

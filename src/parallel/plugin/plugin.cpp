@@ -89,6 +89,11 @@ void min_max(double value, double* min, double* max) {
   MPI_Allreduce(&value, max, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
 }
 
+void all_gather(const double* mine, int count, double* all, const int* counts,
+                const int* displacements) {
+  MPI_Allgatherv(mine, count, MPI_DOUBLE, all, counts, displacements, MPI_DOUBLE, PETSC_COMM_WORLD);
+}
+
 LinearSolver* make_linear_solver(const PetscSolverSettings& settings, std::string* error) {
   try {
     return petsc::make_solver(settings).release();
@@ -99,7 +104,7 @@ LinearSolver* make_linear_solver(const PetscSolverSettings& settings, std::strin
 }
 
 const ParallelPluginApi api{
-    kParallelPluginApiVersion, initialize, finalize, rank, size, abort_all, min_max,
+    kParallelPluginApiVersion, initialize, finalize, rank, size, abort_all, min_max, all_gather,
     make_linear_solver};
 
 }  // namespace
