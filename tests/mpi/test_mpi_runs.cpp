@@ -8,7 +8,9 @@
 // printing once, `bipo mesh` writing the serial command's file byte for
 // byte, once (rank 0), and an error of its path ending every rank with code
 // 2, said once; the sparse contact path over CG and GAMG on two ranks
-// against the serial run's first cycle. Built only with the PETSc plugin and an mpirun
+// against the serial run's first cycle, on the whole punch and on a small
+// quarter with held components, each rank keeping its rows of the Newton
+// step's GMRES vectors. Built only with the PETSc plugin and an mpirun
 // (tests/CMakeLists.txt). MpiRun.* is in the default suite (about 20 s);
 // MpiStudy.* (cases B and C on one and two ranks) is labelled `study`.
 #include <sys/wait.h>
@@ -205,6 +207,48 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
     EXPECT_GT(rows, free / 4) << summary;
     EXPECT_LT(rows, 3 * free / 4) << summary;
   }
+}
+
+// The quarter model's contact nodes on the symmetry planes hold a
+// component at zero: the sparse path's Newton step carries a slot for each,
+// which rank 0 keeps of the GMRES vectors beside its rows of K_ff. A small
+// quarter (core = ring = 12, 6 layers), first loading and one cycle, on two
+// ranks with the sparse path over CG and GAMG, against the serial CHOLMOD
+// run of the same file (its default, dense path).
+TEST(MpiRun, TwoRanksOnAQuarterWithHeldComponentsOnTheSparsePathGiveTheSerialResults) {
+  const fs::path folder = fresh_folder("two_ranks_quarter_sparse");
+  std::string text = case_copy_text("punch_A_converged", folder / "results");
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"core: 32, ring: 32, layers: 16",
+                                            "core: 12, ring: 12, layers: 6"},
+        {"- repeat: 6", "- repeat: 1"}}) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  std::string serial_text = text;
+  serial_text.replace(serial_text.find(folder.string() + "/results"),
+                      (folder.string() + "/results").size(), (folder / "serial").string());
+  ASSERT_EQ(run_text_into(serial_text, folder / "serial_case", "quarter.yaml"), 0)
+      << read_text(folder / "serial_case" / "log.txt");
+  std::ofstream(folder / "quarter.yaml") << text;
+  const int code = run_mpi(2,
+                           {"run", (folder / "quarter.yaml").string(), "-q", "--set",
+                            "solver.contact_solver=sparse", "--set", "solver.petsc.method=cg_gamg"},
+                           folder / "log.txt");
+  ASSERT_EQ(code, 0) << read_text(folder / "log.txt");
+  const fs::path results = folder / "results";
+  EXPECT_EQ(read_csv(results / "history.csv").rows(), 20u);
+  expect_same_history_rows(results, folder / "serial", 20);
+  const std::string summary = summary_of(results);
+  const nlohmann::json json = nlohmann::json::parse(summary);
+  const std::vector<int> rows_per_rank =
+      json.at("contact_solver").at("newton_step_rows_per_rank").get<std::vector<int>>();
+  const int free = json.at("dofs").at("free").get<int>();
+  ASSERT_EQ(rows_per_rank.size(), 2u) << summary;
+  // The held slots come on top of the free unknowns (rank 0's).
+  EXPECT_GT(rows_per_rank[0] + rows_per_rank[1], free) << summary;
+  EXPECT_LT(rows_per_rank[0] + rows_per_rank[1], free + free / 10) << summary;
 }
 
 TEST(MpiRun, InputErrorOnTwoRanksIsReportedOnceWithExitCode2AndNoFolder) {
