@@ -140,6 +140,23 @@ int bipo_message_lines(const std::string& text) {
   return n;
 }
 
+/// `bipo run <case_file> -q` on two ranks with the sparse contact path
+/// over CG and GAMG, output to folder/log.txt; expects exit code 0.
+void run_sparse_on_two_ranks(const fs::path& case_file, const fs::path& folder) {
+  const int code = run_mpi(2,
+                           {"run", case_file.string(), "-q", "--set",
+                            "solver.contact_solver=sparse", "--set", "solver.petsc.method=cg_gamg"},
+                           folder / "log.txt");
+  EXPECT_EQ(code, 0) << read_text(folder / "log.txt");
+}
+
+/// summary.json's contact_solver.newton_step_rows_per_rank and dofs.free.
+std::pair<std::vector<int>, int> newton_step_rows_and_free(const std::string& summary) {
+  const nlohmann::json json = nlohmann::json::parse(summary);
+  return {json.at("contact_solver").at("newton_step_rows_per_rank").get<std::vector<int>>(),
+          json.at("dofs").at("free").get<int>()};
+}
+
 TEST(MpiRun, TwoRanksGiveTheSerialResultsOfCaseAWithOneResultsFolder) {
   const fs::path folder = fresh_folder("two_ranks_A");
   const fs::path results = run_case_on_ranks("punch_A", 2, folder);
@@ -175,11 +192,7 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
   ASSERT_NE(at, std::string::npos);
   text.replace(at, repeat.size(), "- repeat: 1");
   std::ofstream(folder / "punch_A.yaml") << text;
-  const int code = run_mpi(2,
-                           {"run", (folder / "punch_A.yaml").string(), "-q", "--set",
-                            "solver.contact_solver=sparse", "--set", "solver.petsc.method=cg_gamg"},
-                           folder / "log.txt");
-  ASSERT_EQ(code, 0) << read_text(folder / "log.txt");
+  run_sparse_on_two_ranks(folder / "punch_A.yaml", folder);
   const fs::path results = folder / "results";
   EXPECT_EQ(read_csv(results / "history.csv").rows(), 20u);
   expect_same_history_rows(results, cached_results("punch_A"), 20);
@@ -197,10 +210,7 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
   EXPECT_NE(summary.find(" a rank, within half of the "), std::string::npos) << summary;
   // Each rank keeps its own rows of the Newton step's GMRES vectors (the
   // rows of K_ff that its PETSc matrix holds; no held components here).
-  const nlohmann::json json = nlohmann::json::parse(summary);
-  const std::vector<int> rows_per_rank =
-      json.at("contact_solver").at("newton_step_rows_per_rank").get<std::vector<int>>();
-  const int free = json.at("dofs").at("free").get<int>();
+  const auto [rows_per_rank, free] = newton_step_rows_and_free(summary);
   ASSERT_EQ(rows_per_rank.size(), 2u) << summary;
   EXPECT_EQ(rows_per_rank[0] + rows_per_rank[1], free) << summary;
   for (const int rows : rows_per_rank) {
@@ -232,19 +242,12 @@ TEST(MpiRun, TwoRanksOnAQuarterWithHeldComponentsOnTheSparsePathGiveTheSerialRes
   ASSERT_EQ(run_text_into(serial_text, folder / "serial_case", "quarter.yaml"), 0)
       << read_text(folder / "serial_case" / "log.txt");
   std::ofstream(folder / "quarter.yaml") << text;
-  const int code = run_mpi(2,
-                           {"run", (folder / "quarter.yaml").string(), "-q", "--set",
-                            "solver.contact_solver=sparse", "--set", "solver.petsc.method=cg_gamg"},
-                           folder / "log.txt");
-  ASSERT_EQ(code, 0) << read_text(folder / "log.txt");
+  run_sparse_on_two_ranks(folder / "quarter.yaml", folder);
   const fs::path results = folder / "results";
   EXPECT_EQ(read_csv(results / "history.csv").rows(), 20u);
   expect_same_history_rows(results, folder / "serial", 20);
   const std::string summary = summary_of(results);
-  const nlohmann::json json = nlohmann::json::parse(summary);
-  const std::vector<int> rows_per_rank =
-      json.at("contact_solver").at("newton_step_rows_per_rank").get<std::vector<int>>();
-  const int free = json.at("dofs").at("free").get<int>();
+  const auto [rows_per_rank, free] = newton_step_rows_and_free(summary);
   ASSERT_EQ(rows_per_rank.size(), 2u) << summary;
   // The held slots come on top of the free unknowns (rank 0's).
   EXPECT_GT(rows_per_rank[0] + rows_per_rank[1], free) << summary;
