@@ -643,7 +643,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // For the steps that the short restart does not solve, created when first
   // needed (and used for every step from then on, gmres_'s vectors freed):
   // up to 161 vectors of the whole mesh in double and 160 in single (1.6 GB
-  // at N = 48, 840k unknowns).
+  // at N = 48, 840k unknowns; under MPI each rank keeps its rows of them,
+  // krylov_rows_, as of gmres_'s).
   std::optional<Gmres<float>> gmres_long_;
   Eigen::VectorXd rhs_, solution_, work2_, correction_;
   mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
