@@ -839,15 +839,16 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     const bool converged = has_converged(problem, n.v, r, n.f, law_tolerance, report);
     if (iteration > 0 && workspace.on_iteration)
       workspace.on_iteration({false, report.scaled_residual, report.scaled_certificate});
-    if (converged) {
-      if (v_is_exact) return report;
+    if (converged && v_is_exact) return report;
+    // Judged again on a product before any step: an iterate accepted on a
+    // step's inexact motion, or a start that its known motion does not
+    // accept (v_is_known holds at the start only).
+    if (converged || v_is_known) {
+      if (v_is_known)
+        workspace.known_motion.r.resize(
+            0);  // not for the settling either: the product is remembered
       exact_motion(false);
       v_is_exact = true;
-      fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
-      if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) return report;
-    } else if (v_is_known) {
-      workspace.known_motion.r.resize(0);  // not for the settling either: the product is remembered
-      exact_motion(false);
       fixed_point_residual(problem, n.v, r, n.f, &n.states, &n.b, &n.c);
       if (has_converged(problem, n.v, r, n.f, law_tolerance, report)) return report;
     }

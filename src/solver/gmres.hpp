@@ -61,6 +61,7 @@ class Gmres {
     const Eigen::Index kept = rows_ != nullptr ? rows_->kept() : n;
     basis_.resize(kept, restart_ + 1);
     preconditioned_.resize(kept, restart_);
+    if (rows_ != nullptr) kept_.resize(kept);
     h_.resize(restart_ + 1, restart_);
     g_.resize(restart_ + 1);
     cs_.resize(restart_);
@@ -148,18 +149,14 @@ class Gmres {
     for (; j < restart_ && total < limit_; ++j, ++total) {
       if (rows_ == nullptr) {
         precondition(basis_.col(j), work_);
-      } else {
-        if (j > 0) rows_->gather(basis_.col(j), whole_);
-        precondition(whole_, work_);
-      }
-      if (rows_ == nullptr) {
         preconditioned_.col(j) = work_.template cast<Z>();
         if constexpr (!std::is_same_v<Z, double>)
           work_ = preconditioned_.col(j).template cast<double>();
       } else {
+        if (j > 0) rows_->gather(basis_.col(j), whole_);
+        precondition(whole_, work_);
         if constexpr (!std::is_same_v<Z, double>)
           work_ = work_.template cast<Z>().template cast<double>();
-        kept_.resize(basis_.rows());
         rows_->take(work_, kept_);
         preconditioned_.col(j) = kept_.template cast<Z>();
       }
