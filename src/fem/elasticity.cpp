@@ -27,10 +27,13 @@ Eigen::Matrix<double, static_cast<int>(N), 3> element_coordinates(const Mesh& me
   return x;
 }
 
-/// Sorted neighbours (including itself) of every node through the elements.
-std::vector<std::vector<int>> node_neighbours(const Mesh& mesh) {
+/// Sorted neighbours (including itself) of every node through the elements
+/// (those of `elements` only, if given).
+std::vector<std::vector<int>> node_neighbours(const Mesh& mesh,
+                                              const std::vector<char>* elements = nullptr) {
   std::vector<std::vector<int>> adjacency(mesh.nodes.size());
   for (int e = 0; e < mesh.n_elements(); ++e) {
+    if (elements != nullptr && (*elements)[e] == 0) continue;
     const auto nodes = mesh.element_nodes(e);
     for (int a : nodes)
       for (int b : nodes) adjacency[a].push_back(b);
@@ -63,8 +66,11 @@ std::vector<std::vector<int>> colour_elements(const Mesh& mesh) {
   return colours;
 }
 
-SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d, StoredTriangle stored) {
-  const auto adjacency = node_neighbours(mesh);
+SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d, StoredTriangle stored,
+                                const std::vector<char>* elements) {
+  if (elements != nullptr && static_cast<int>(elements->size()) != mesh.n_elements())
+    throw std::logic_error("assemble_stiffness: the element selection is not one per element");
+  const auto adjacency = node_neighbours(mesh, elements);
   const int n_dofs = 3 * mesh.n_nodes();
   const bool lower = stored == StoredTriangle::lower;
   // first[a]: where column node a's row nodes start in its sorted neighbours:
@@ -79,10 +85,13 @@ SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d, StoredTrian
   // (from row 3a+c on, for the lower triangle).
   SparseMatrix k(n_dofs, n_dofs);
   std::vector<int> outer(n_dofs + 1, 0);
-  for (int a = 0; a < mesh.n_nodes(); ++a)
+  for (int a = 0; a < mesh.n_nodes(); ++a) {
+    // A node of no element assembled (a selection's) has no entries at all.
+    const int block_rows = 3 * static_cast<int>(adjacency[a].size() - first[a]);
     for (int c = 0; c < 3; ++c)
       outer[3 * a + c + 1] =
-          outer[3 * a + c] + 3 * static_cast<int>(adjacency[a].size() - first[a]) - (lower ? c : 0);
+          outer[3 * a + c] + (block_rows == 0 ? 0 : block_rows - (lower ? c : 0));
+  }
   k.resizeNonZeros(outer.back());
   std::copy(outer.begin(), outer.end(), k.outerIndexPtr());
   int* inner = k.innerIndexPtr();
@@ -126,6 +135,7 @@ SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d, StoredTrian
 #pragma omp parallel for schedule(static) if (n_in_colour > parallel_threshold / 8)
     for (int i = 0; i < n_in_colour; ++i) {
       const int e = colour[i];
+      if (elements != nullptr && (*elements)[e] == 0) continue;
       if (e < n_hexes) {
         const Hex8& hex = mesh.hexes[e];
         add(hex, hex8_stiffness(element_coordinates(mesh, hex), d));

@@ -27,8 +27,16 @@ enum class StoredTriangle {
 /// entry receives its contributions in the same order whatever the number of
 /// threads: the result is bitwise deterministic, and the lower triangle's
 /// entries are those of the whole matrix, bit for bit.
+///
+/// With `elements` (one flag per element), only the elements flagged
+/// non-zero, pattern and values: the rows of every node whose elements are
+/// all flagged are then those of the whole matrix, bit for bit (the same
+/// contributions in the same order), and the other rows hold partial sums
+/// or nothing. An MPI rank assembles so the elements of its rows
+/// (Analysis, docs/parallel.md).
 [[nodiscard]] SparseMatrix assemble_stiffness(const Mesh& mesh, const Matrix6d& d,
-                                              StoredTriangle stored = StoredTriangle::whole);
+                                              StoredTriangle stored = StoredTriangle::whole,
+                                              const std::vector<char>* elements = nullptr);
 
 /// Element colouring used by the assembly (exposed for tests): no two
 /// elements of the same colour share a node.

@@ -650,6 +650,9 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   }
   // How the run was spread over MPI ranks (docs/parallel.md).
   j["parallel"] = {{"ranks", run_.parallel_ranks}, {"linear_solver", run_.linear_solver}};
+  // The stiffness entries each rank assembled and keeps.
+  if (!run_.stiffness_entries_per_rank.empty())
+    j["parallel"]["stiffness_entries_per_rank"] = run_.stiffness_entries_per_rank;
   j["contact_solver"] = {{"kind", run_.contact_solver},
                          {"reason", run_.contact_solver_reason},
                          {"factorizations", total_contact_factorizations_},

@@ -17,8 +17,9 @@ namespace bipo {
 /// Raised whenever this table or the virtual functions of LinearSolver
 /// (solver/linear_solver.hpp), which the plugin implements, change: 2 since
 /// factorize_lower_changed and factorize_lower_and_condense, 3 since
-/// processes(), 4 since all_gather and LinearSolver::row_share().
-inline constexpr int kParallelPluginApiVersion = 4;
+/// processes(), 4 since all_gather and LinearSolver::row_share(), 5 since
+/// LinearSolver::divide_rows().
+inline constexpr int kParallelPluginApiVersion = 5;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "parallel/parallel_runtime.hpp"
 #include "solver/contact_path.hpp"
+#include "solver/distributed_assembly.hpp"
 #include "solver/sparse_contact.hpp"
 
 namespace bipo {
@@ -460,6 +461,10 @@ void Analysis::share_setup_from(const Analysis& donor, const std::vector<double>
   k_ff_lower_ = donor.k_ff_lower_;
   k_fp_ = donor.k_fp_;
   k_pp_ = donor.k_pp_;
+  dof_rows_ = donor.dof_rows_;
+  free_rows_ = donor.free_rows_;
+  stiffness_lower_entries_ = donor.stiffness_lower_entries_;
+  stiffness_entries_per_rank_ = donor.stiffness_entries_per_rank_;
   stiffness_norm_ = donor.stiffness_norm_;
   solver_ = donor.solver_;
   contact_path_ = donor.contact_path_;
@@ -472,16 +477,52 @@ void Analysis::assemble_and_split_stiffness() {
   if (!solver_) solver_ = make_linear_solver(case_);
   auto start = std::chrono::steady_clock::now();
   d_ = isotropic_elasticity(case_.material.young, case_.material.poisson);
+  // Under MPI the rows are divided before the assembly, and each rank
+  // assembles the elements of its rows (and of the contact nodes).
+  std::optional<AssemblyShare> share;
+  if (solver_->processes() > 1) {
+    solver_->divide_rows(free_row_graph(mesh_, *partition_));
+    share = assembly_share(mesh_, *partition_, solver_->row_share(), contact_mesh_nodes_,
+                           parallel_rank());
+    dof_rows_ = KrylovRows(share->dofs, 0, parallel_rank(), gather_over_ranks);
+    free_rows_ = krylov_rows_of(*solver_, 0);
+  }
   {
     // Only K's lower triangle is ever made (half of K), and only K_ff's
     // lower triangle out of it: the set-up's peak is K's triangle beside
     // K_ff's (docs/performance.md, "The set-up's copies of the stiffness").
-    const SparseMatrix k_lower = assemble_stiffness(mesh_, d_, StoredTriangle::lower);
+    const SparseMatrix k_lower =
+        assemble_stiffness(mesh_, d_, StoredTriangle::lower, share ? &share->elements : nullptr);
     SparseMatrix k_ff_lower;
     partition_->split_lower_triangle(k_lower, k_ff_lower, k_fp_, &k_pp_);
     k_ff_lower_ = std::make_shared<const SparseMatrix>(std::move(k_ff_lower));
-    stiffness_norm_ = symmetric_infinity_norm(k_lower);  // |K| for check_equilibrium
-  }                                                      // K itself is not kept: its blocks are
+    // |K| for check_equilibrium: the largest over every rank's own rows.
+    stiffness_norm_ = symmetric_infinity_norm(k_lower, share ? &share->own_dofs : nullptr);
+    if (share) {
+      double least = 0.0;
+      parallel_min_max(stiffness_norm_, least, stiffness_norm_);
+    }
+  }  // K itself is not kept: its blocks are
+  // Column j of K_ff's triangle holds the entries of row j at and below
+  // the diagonal: complete on the rank of row j.
+  const int* outer = k_ff_lower_->outerIndexPtr();
+  long entries = 0;
+  for (int j = 0; j < k_ff_lower_->outerSize(); ++j)
+    if (!share || share->own_dofs[partition_->free_dofs()[j]] != 0)
+      entries += outer[j + 1] - outer[j];
+  stiffness_lower_entries_ =
+      free_rows_ ? free_rows_->sum(static_cast<double>(entries)) : static_cast<double>(entries);
+  if (!share) {
+    stiffness_entries_per_rank_ = {stiffness_entries_held()};
+  } else {
+    const int ranks = parallel_size();
+    std::vector<double> held(static_cast<std::size_t>(ranks));
+    std::vector<int> ones(static_cast<std::size_t>(ranks), 1), positions(held.size());
+    std::iota(positions.begin(), positions.end(), 0);
+    const auto mine = static_cast<double>(stiffness_entries_held());
+    parallel_all_gather(&mine, 1, held.data(), ones, positions);
+    stiffness_entries_per_rank_.assign(held.begin(), held.end());
+  }
   if (solver_->uses_rigid_body_modes())
     solver_->set_rigid_body_modes(rigid_body_modes(mesh_, *partition_));
   timings_.assembly = seconds_since(start);
@@ -596,7 +637,8 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
       SparseDelassusOperator::create(
           k_ff_lower_, solver_, std::move(dofs),
           {case_.solver.sparse_preconditioner,
-           [this](const std::string& phase) { report_setup_phase(phase); }, available_memory}),
+           [this](const std::string& phase) { report_setup_phase(phase); }, available_memory,
+           stiffness_lower_entries_}),
       rho_override);
   timings_.delassus = seconds_since(start);
 }
@@ -612,6 +654,13 @@ void Analysis::set_up_load_patterns() {
     for (int p = 0; p < partition_->n_prescribed(); ++p)
       if (prescribed_source_[p].first == ci) u_p(p) = *bc.value[prescribed_source_[p].second];
     pattern_loads_.col(ci).noalias() = -(k_fp_ * u_p);
+    if (free_rows_) {  // this rank's rows are complete: every rank's, gathered
+      Eigen::VectorXd mine(free_rows_->kept());
+      free_rows_->take(pattern_loads_.col(ci), mine);
+      Eigen::VectorXd whole;
+      free_rows_->gather(mine, whole);
+      pattern_loads_.col(ci) = whole;
+    }
     pattern_programs_.push_back(bc.program ? &*bc.program : &case_.program);
   }
   for (const auto& load : case_.loads) {
@@ -996,7 +1045,9 @@ long Analysis::stiffness_entries_held() const {
 }
 
 /// K u on every dof, from the blocks the run keeps (K_ff's lower triangle,
-/// K_fp, K_pp): [K_ff u_f + K_fp u_p; K_fp^T u_f + K_pp u_p].
+/// K_fp, K_pp): [K_ff u_f + K_fp u_p; K_fp^T u_f + K_pp u_p]. Under MPI
+/// (collective) each rank's own rows, gathered: the same bits as from the
+/// whole blocks (the same entries of those rows, added in the same order).
 Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
   const std::vector<int>& free = partition_->free_dofs();
   const std::vector<int>& prescribed = partition_->prescribed_dofs();
@@ -1009,6 +1060,11 @@ Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
   part = k_fp_.transpose() * u_f;
   part.noalias() += k_pp_ * u_p;
   k_u(prescribed) = part;
+  if (dof_rows_) {  // this rank's rows are complete: every rank's, gathered
+    Eigen::VectorXd mine(dof_rows_->kept());
+    dof_rows_->take(k_u, mine);
+    dof_rows_->gather(mine, k_u);
+  }
   return k_u;
 }
 

@@ -27,6 +27,7 @@
 #include "mesh/mesh.hpp"
 #include "model/case.hpp"
 #include "solver/contact_path.hpp"
+#include "solver/krylov_rows.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace bipo {
@@ -207,6 +208,12 @@ class Analysis {
   /// and with analyses that share the set-up), K_fp and K_pp; neither K nor
   /// K_ff whole (for tests of what the run keeps).
   [[nodiscard]] long stiffness_entries_held() const;
+  /// Every rank's stiffness_entries_held() at the end of its assembly,
+  /// rank 0 first (one process: its own; the donor's for an analysis that
+  /// shares another's set-up).
+  [[nodiscard]] const std::vector<long>& stiffness_entries_per_rank() const {
+    return stiffness_entries_per_rank_;
+  }
   /// External nodal forces at the last converged state.
   [[nodiscard]] const Eigen::VectorXd& external_forces() const { return f_ext_; }
   [[nodiscard]] const DofPartition& partition() const { return *partition_; }
@@ -309,8 +316,21 @@ class Analysis {
   // K_ff whole is ever made; K's lower triangle lives during the assembly
   // only (docs/performance.md, "Memory of the stiffness" and "The set-up's
   // copies of the stiffness").
+  //
+  // Under MPI each rank assembles only the elements of its rows and of the
+  // contact nodes (distributed_assembly.hpp): its blocks hold those rows
+  // complete and partial sums or nothing elsewhere, and what reads them
+  // whole (K u, the load patterns) computes its own rows and gathers.
   std::shared_ptr<const SparseMatrix> k_ff_lower_;
   SparseMatrix k_fp_, k_pp_;
+  // Under MPI: every rank's dofs and free rows, for those gathers (their
+  // buffers change: mutable, and one Analysis runs on one thread under MPI).
+  mutable std::optional<KrylovRows> dof_rows_, free_rows_;
+  // The entries of K_ff's lower triangle over the whole mesh (the sum over
+  // the ranks under MPI; the same on every rank), for the sparse path's
+  // memory rules.
+  double stiffness_lower_entries_ = 0.0;
+  std::vector<long> stiffness_entries_per_rank_;
   std::unique_ptr<DofPartition> partition_;
   std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;

@@ -39,7 +39,8 @@ int KrylovRows::largest_kept() const {
   return *std::max_element(counts_.begin(), counts_.end());
 }
 
-void KrylovRows::take(const Eigen::VectorXd& whole, Eigen::Ref<Eigen::VectorXd> mine) const {
+void KrylovRows::take(Eigen::Ref<const Eigen::VectorXd> whole,
+                      Eigen::Ref<Eigen::VectorXd> mine) const {
   const int* rows = kept_rows();
   for (int k = 0; k < kept(); ++k) mine(k) = whole(rows[k]);
 }
@@ -60,11 +61,12 @@ double KrylovRows::sum(double part) {
 std::optional<KrylovRows> krylov_rows_of(const LinearSolver& backend, int extra_rows) {
   LinearSolver::RowShare share = backend.row_share();
   if (share.counts.size() < 2) return std::nullopt;
-  return KrylovRows(share, extra_rows, parallel_rank(),
-                    [](const double* mine, int count, double* all, const std::vector<int>& counts,
+  return KrylovRows(share, extra_rows, parallel_rank(), gather_over_ranks);
+}
+
+void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,
                        const std::vector<int>& displacements) {
-                      parallel_all_gather(mine, count, all, counts, displacements);
-                    });
+  parallel_all_gather(mine, count, all, counts, displacements);
 }
 
 }  // namespace bipo

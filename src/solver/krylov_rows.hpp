@@ -40,7 +40,7 @@ class KrylovRows {
   [[nodiscard]] const int* kept_rows() const { return all_rows_.data() + displacements_[rank_]; }
 
   /// mine = the rows of `whole` kept here.
-  void take(const Eigen::VectorXd& whole, Eigen::Ref<Eigen::VectorXd> mine) const;
+  void take(Eigen::Ref<const Eigen::VectorXd> whole, Eigen::Ref<Eigen::VectorXd> mine) const;
   /// whole = every rank's kept rows put together (collective; resizes
   /// `whole` to the vectors' size; allocates nothing after the first call).
   void gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole);
@@ -59,6 +59,10 @@ class KrylovRows {
   Eigen::VectorXd gathered_;
   std::vector<double> parts_;
 };
+
+/// KrylovRows::AllGather over the MPI ranks (parallel_all_gather).
+void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,
+                       const std::vector<int>& displacements);
 
 /// The Krylov rows of vectors whose first rows are K_ff's and whose
 /// `extra_rows` last ones are rank 0's, over the MPI ranks of `backend`

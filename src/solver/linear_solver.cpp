@@ -27,13 +27,16 @@ SparseMatrix lower_triangle(const SparseMatrix& a) {
   return lower;
 }
 
-double symmetric_infinity_norm(const SparseMatrix& lower) {
+double symmetric_infinity_norm(const SparseMatrix& lower, const std::vector<char>* rows) {
   Eigen::VectorXd row_sums = Eigen::VectorXd::Zero(lower.rows());
   for (int col = 0; col < lower.outerSize(); ++col)
     for (SparseMatrix::InnerIterator it(lower, col); it; ++it) {
       row_sums(it.row()) += std::abs(it.value());
       if (it.row() != col) row_sums(col) += std::abs(it.value());
     }
+  if (rows != nullptr)
+    for (Eigen::Index row = 0; row < row_sums.size(); ++row)
+      if ((*rows)[row] == 0) row_sums(row) = 0.0;
   return row_sums.size() > 0 ? row_sums.maxCoeff() : 0.0;
 }
 

@@ -23,7 +23,10 @@ namespace bipo {
 /// |A|_inf (the largest row sum of |A_ij|) of the symmetric matrix whose
 /// lower triangle is `lower`: an entry below the diagonal counts in its row
 /// and, as its mirror image, in its column's row. 0 for an empty matrix.
-[[nodiscard]] double symmetric_infinity_norm(const SparseMatrix& lower);
+/// With `rows` (one flag per row), the largest sum of the rows flagged
+/// non-zero only (an MPI rank's own rows, the others partial).
+[[nodiscard]] double symmetric_infinity_norm(const SparseMatrix& lower,
+                                             const std::vector<char>* rows = nullptr);
 
 /// The condensed operators on some unknowns of an SPD matrix A (see
 /// LinearSolver::factorize_lower_and_condense), dense, in the order asked.
@@ -202,14 +205,32 @@ class LinearSolver {
   /// among the processes: `rows`, every row of the caller's numbering once,
   /// rank 0's first, then rank 1's, ... (ascending within a rank), and
   /// `counts`, how many each rank holds. Empty (no counts) for a serial
-  /// backend and before the first factorization. For vectors of the whole
-  /// mesh that the caller keeps by rank, as the backend does its own (the
-  /// sparse contact path's Krylov vectors).
+  /// backend and before the first factorization or divide_rows. For
+  /// vectors of the whole mesh that the caller keeps by rank, as the
+  /// backend does its own (the sparse contact path's Krylov vectors), and
+  /// for the rows of the matrix that each rank assembles.
   struct RowShare {
     std::vector<int> rows;
     std::vector<int> counts;
   };
   [[nodiscard]] virtual RowShare row_share() const { return {}; }
+  /// The graph of the matrix's rows by node, for dividing them among the
+  /// ranks before the matrix exists: vertex k is a node with free unknowns,
+  /// its rows are first_row[k] ... first_row[k + 1] - 1 (consecutive,
+  /// vertices in the order of their rows), and its neighbours (the nodes
+  /// it shares an element with; itself left out, ascending) are
+  /// neighbours[starts[k]] ... neighbours[starts[k + 1] - 1].
+  struct RowGraph {
+    std::vector<int> first_row;
+    std::vector<int> starts, neighbours;
+  };
+  /// Divides the rows among the processes from `graph` (collective; the
+  /// same division on every rank, every node's rows on one rank), before
+  /// the first factorization, which then keeps it, as do the solvers of
+  /// new_solver_for_preconditioning; row_share() tells it from now on. So
+  /// that each rank can assemble only the elements of its rows. Nothing
+  /// for a serial backend (this default).
+  virtual void divide_rows(const RowGraph& graph) { static_cast<void>(graph); }
   /// The rigid-body modes of the body on the free unknowns (n_free x 6:
   /// three translations, three rotations), given before a factorization
   /// to a backend that uses them (an algebraic multigrid's near-null

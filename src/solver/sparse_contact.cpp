@@ -63,6 +63,9 @@ std::shared_ptr<const SparseDelassusOperator> SparseDelassusOperator::create(
       new SparseDelassusOperator(std::move(k_lower), std::move(k_factor), std::move(dofs)));
   op->preconditioner_ = choices.preconditioner;
   op->available_memory_ = std::move(choices.available_memory);
+  op->stiffness_lower_entries_ = choices.stiffness_lower_entries >= 0.0
+                                     ? choices.stiffness_lower_entries
+                                     : static_cast<double>(op->k_lower_->nonZeros());
   op->estimate_diagonal_blocks(choices.progress);
   return op;
 }
@@ -128,8 +131,7 @@ SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
     // Newton step did not end in two hours.
     if (k_factor_->is_iterative()) {
       const int processes = k_factor_->processes();
-      const double second =
-          second_multigrid_bytes_per_process(static_cast<double>(k_lower_->nonZeros()), processes);
+      const double second = second_multigrid_bytes_per_process(stiffness_lower_entries_, processes);
       weighed(second <= 0.5 * available ? stiffness_factor : own_factor,
               "a second multigrid set-up on P", second, processes > 1 ? " a rank" : "");
       return;
@@ -143,7 +145,7 @@ SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
       return;
     }
     const double factor = k_factor_->factor_nonzeros();
-    const auto stiffness = static_cast<double>(k_lower_->nonZeros());
+    const double stiffness = stiffness_lower_entries_;
     weighed(second_factor_fits(factor, stiffness, available) ? stiffness_factor : own_factor,
             "a second factorization of P", second_factor_bytes(factor, stiffness), "");
   });
@@ -637,9 +639,11 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   long factorizations_ = 0, iterations_ = 0, steps_ = 0, fallbacks_ = 0;
   long long_restart_steps_ = 0, long_restart_refused_steps_ = 0, corrections_ = 0;
   long single_precision_steps_ = 0;
-  // Under MPI, the rows of the GMRES vectors that this rank keeps.
-  std::optional<KrylovRows> krylov_rows_;
-  Gmres<double> gmres_{short_restart};  // vectors of the whole mesh: a short restart
+  // Under MPI, the rows of the GMRES vectors that this rank keeps (its
+  // buffers change in the const products: mutable; one thread a rank).
+  mutable std::optional<KrylovRows> krylov_rows_;
+  mutable Eigen::VectorXd kept_product_;  // stiffness_times' rows kept here
+  Gmres<double> gmres_{short_restart};    // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
   // needed (and used for every step from then on, gmres_'s vectors freed):
   // up to 161 vectors of the whole mesh in double and 160 in single (1.6 GB
@@ -701,6 +705,14 @@ void SparseNewtonStepSolver::stiffness_times(const Eigen::VectorXd& x, Eigen::Ve
   const std::vector<double>& springs = op_->held_springs();
   for (std::size_t j = 0; j < held_slot_.size(); ++j)
     if (held_slot_[j] >= 0) y(held_slot_[j]) = springs[j] * x(held_slot_[j]);
+  // Under MPI a rank holds its rows of K_ff complete, and others partial:
+  // its rows of y, gathered from every rank (the same bits as a product
+  // with the whole matrix).
+  if (krylov_rows_) {
+    kept_product_.resize(krylov_rows_->kept());
+    krylov_rows_->take(y, kept_product_);
+    krylov_rows_->gather(kept_product_, y);
+  }
 }
 
 void SparseNewtonStepSolver::step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {

@@ -52,6 +52,11 @@ struct SparseOperatorChoices {
   /// may be a collective: every rank reaches that point together. Empty:
   /// the machine's MemAvailable.
   std::function<double()> available_memory;
+  /// The entries of K_ff's lower triangle over the whole mesh, where
+  /// `k_lower` holds only an MPI rank's rows complete (the same number on
+  /// every rank: the memory rules must decide alike); negative: k_lower's
+  /// own count.
+  double stiffness_lower_entries = -1.0;
 };
 
 /// W = F E^T K_ff^-1 E F^T (E: the contact nodes' free dofs, F: their frames)
@@ -67,7 +72,9 @@ struct SparseOperatorChoices {
 class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
-  /// `k_lower`: the lower triangle of K_ff (compressed); `k_factor`: K_ff's
+  /// `k_lower`: the lower triangle of K_ff (compressed; under MPI the rows
+  /// of the rank and of the contact nodes complete: products with it are
+  /// gathered from every rank's rows); `k_factor`: K_ff's
   /// factorization, shared with the analysis (with a second factorization
   /// for the Newton steps, make_newton_step keeps it in single precision:
   /// LinearSolver::keep_factor_in_single_precision).
@@ -166,6 +173,7 @@ class SparseDelassusOperator final : public DelassusOperator,
   mutable SparsePreconditionerChoice preconditioner_ = SparsePreconditionerChoice::automatic;
   mutable std::string preconditioner_reason_;
   std::function<double()> available_memory_;
+  double stiffness_lower_entries_ = 0.0;  // SparseOperatorChoices::stiffness_lower_entries
   mutable std::once_flag preconditioner_decided_;
   mutable std::once_flag stiffness_factor_rounded_;
   // Names this operator's exact products with its present factor: a new key

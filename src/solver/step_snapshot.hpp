@@ -65,6 +65,8 @@ struct RunDescription {
   std::pair<long, long> linear_counts{0, 0};
   /// Analysis::contact_newton_step_rows_per_rank (empty: kept whole).
   std::vector<int> contact_newton_step_rows_per_rank;
+  /// Analysis::stiffness_entries_per_rank.
+  std::vector<long> stiffness_entries_per_rank;
 };
 
 /// What one converged step gives the result writers. The views point into

@@ -10,7 +10,8 @@
 // 2, said once; the sparse contact path over CG and GAMG on two ranks
 // against the serial run's first cycle, on the whole punch and on a small
 // quarter with held components, each rank keeping its rows of the Newton
-// step's GMRES vectors. Built only with the PETSc plugin and an mpirun
+// step's GMRES vectors, and each rank assembling fewer stiffness entries
+// than the serial run's whole. Built only with the PETSc plugin and an mpirun
 // (tests/CMakeLists.txt). MpiRun.* is in the default suite (about 20 s);
 // MpiStudy.* (cases B and C on one and two ranks) is labelled `study`.
 #include <sys/wait.h>
@@ -164,6 +165,22 @@ TEST(MpiRun, TwoRanksGiveTheSerialResultsOfCaseAWithOneResultsFolder) {
   const std::string summary = summary_of(results);
   EXPECT_NE(summary.find("\"ranks\": 2"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\"linear_solver\": \"PETSc"), std::string::npos) << summary;
+  // Each rank assembled the elements of its rows and of the contact face:
+  // fewer stiffness entries than the serial run's whole, more than half.
+  const auto stiffness_entries = [](const std::string& text) {
+    return nlohmann::json::parse(text)
+        .at("parallel")
+        .at("stiffness_entries_per_rank")
+        .get<std::vector<long>>();
+  };
+  const std::vector<long> held = stiffness_entries(summary);
+  const std::vector<long> whole = stiffness_entries(summary_of(cached_results("punch_A")));
+  ASSERT_EQ(held.size(), 2U);
+  ASSERT_EQ(whole.size(), 1U);
+  for (const long rank_entries : held) {
+    EXPECT_LT(rank_entries, whole[0]);
+    EXPECT_GT(2 * rank_entries, whole[0]);
+  }
   // Rank 0 alone wrote: one results folder, nothing else, no staging left.
   std::set<std::string> entries;
   for (const auto& entry : fs::directory_iterator(folder))

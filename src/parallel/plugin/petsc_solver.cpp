@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -175,6 +177,9 @@ class PetscLinearSolver final : public LinearSolver {
     auto solver = std::make_unique<PetscLinearSolver>(settings_);
     solver->for_preconditioning_ = true;
     if (rigid_body_modes_.size() > 0) solver->set_rigid_body_modes(rigid_body_modes_);
+    // A rank may hold only its rows of the matrix (divide_rows): the
+    // division cannot be made again from it.
+    solver->divided_rows_ = divided_rows_;
     return solver;
   }
   [[nodiscard]] bool is_iterative() const override {
@@ -187,13 +192,19 @@ class PetscLinearSolver final : public LinearSolver {
   }
   [[nodiscard]] RowShare row_share() const override {
     RowShare share;
-    const std::vector<int>& index = rows_.partition.new_index;
+    const RowPartition& partition = divided_rows_ ? *divided_rows_ : rows_.partition;
+    const std::vector<int>& index = partition.new_index;
     if (index.empty()) return share;
     share.rows.resize(index.size());
     for (std::size_t row = 0; row < index.size(); ++row)
       share.rows[static_cast<std::size_t>(index[row])] = static_cast<int>(row);
-    share.counts = rows_.partition.counts;
+    share.counts = partition.counts;
     return share;
+  }
+  void divide_rows(const RowGraph& graph) override {
+    const std::lock_guard<std::mutex> lock(petsc_mutex);
+    divided_rows_ =
+        std::make_shared<const RowPartition>(partition_row_graph(graph, PETSC_COMM_WORLD));
   }
   [[nodiscard]] long solve_count() const override { return solves_; }
   [[nodiscard]] long krylov_iterations() const override { return krylov_iterations_; }
@@ -241,6 +252,10 @@ class PetscLinearSolver final : public LinearSolver {
   bool for_preconditioning_ = false;
   Eigen::MatrixXd rigid_body_modes_;
   int block_size_ = 1;  // 3 when the rows are nodes' x, y, z (GAMG's blocks)
+  // The rows' division given before the matrix (divide_rows), shared with
+  // the solvers of new_solver_for_preconditioning; else made from the
+  // matrix at its first factorization.
+  std::shared_ptr<const RowPartition> divided_rows_;
   PetscInt n_ = 0;
   OwnedRows rows_;
   Mat matrix_ = nullptr;
@@ -277,7 +292,10 @@ void PetscLinearSolver::create_matrix(const SparseMatrix& lower) {
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
   n_ = static_cast<PetscInt>(lower.rows());
   if (rigid_body_modes_.rows() != lower.rows()) block_size_ = 1;
-  rows_.partition = partition_rows(lower, block_size_, PETSC_COMM_WORLD);
+  if (divided_rows_ && static_cast<PetscInt>(divided_rows_->new_index.size()) != n_)
+    throw std::logic_error("PETSc solver: the matrix's rows are not those divide_rows divided");
+  rows_.partition =
+      divided_rows_ ? *divided_rows_ : partition_rows(lower, block_size_, PETSC_COMM_WORLD);
   rows_.build(lower, rank);
   const PetscInt n_owned = rows_.end - rows_.first;
   gathered_column_.resize(n_);

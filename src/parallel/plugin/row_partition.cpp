@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <numeric>
+#include <stdexcept>
 
 #include "parallel/plugin/petsc_call.hpp"
 
@@ -51,27 +53,27 @@ void block_graph(const SparseMatrix& lower, int block, PetscInt** starts, PetscI
     std::copy(adjacent[k].begin(), adjacent[k].end(), *neighbours + (*starts)[k]);
 }
 
-/// The part of each block by PT-Scotch on the block graph (on one process:
-/// rank 0 calls it on PETSC_COMM_SELF).
-std::vector<int> graph_parts(const SparseMatrix& lower, int block, int size) {
-  const int n_blocks = static_cast<int>(lower.rows()) / block;
-  PetscInt *starts = nullptr, *neighbours = nullptr;
-  block_graph(lower, block, &starts, &neighbours);
+/// The part of each vertex by PT-Scotch on the graph whose compressed
+/// neighbour lists (PETSc's memory, taken over by MatCreateMPIAdj) are
+/// `starts` and `neighbours` (on one process: rank 0 calls it on
+/// PETSC_COMM_SELF).
+std::vector<int> graph_parts(int n_vertices, PetscInt* starts, PetscInt* neighbours, int size) {
   Mat graph = nullptr;
-  check(MatCreateMPIAdj(PETSC_COMM_SELF, n_blocks, n_blocks, starts, neighbours, nullptr, &graph),
-        "MatCreateMPIAdj");
+  check(
+      MatCreateMPIAdj(PETSC_COMM_SELF, n_vertices, n_vertices, starts, neighbours, nullptr, &graph),
+      "MatCreateMPIAdj");
   MatPartitioning partitioning = nullptr;
   check(MatPartitioningCreate(PETSC_COMM_SELF, &partitioning), "MatPartitioningCreate");
   check(MatPartitioningSetAdjacency(partitioning, graph), "MatPartitioningSetAdjacency");
   check(MatPartitioningSetNParts(partitioning, size), "MatPartitioningSetNParts");
   check(MatPartitioningSetType(partitioning, MATPARTITIONINGPTSCOTCH), "MatPartitioningSetType");
-  IS part_of_block = nullptr;
-  check(MatPartitioningApply(partitioning, &part_of_block), "MatPartitioningApply");
+  IS part_of_vertex = nullptr;
+  check(MatPartitioningApply(partitioning, &part_of_vertex), "MatPartitioningApply");
   const PetscInt* values = nullptr;
-  check(ISGetIndices(part_of_block, &values), "ISGetIndices");
-  std::vector<int> parts(values, values + n_blocks);
-  check(ISRestoreIndices(part_of_block, &values), "ISRestoreIndices");
-  ISDestroy(&part_of_block);
+  check(ISGetIndices(part_of_vertex, &values), "ISGetIndices");
+  std::vector<int> parts(values, values + n_vertices);
+  check(ISRestoreIndices(part_of_vertex, &values), "ISRestoreIndices");
+  ISDestroy(&part_of_vertex);
   MatPartitioningDestroy(&partitioning);
   MatDestroy(&graph);
   return parts;
@@ -80,41 +82,97 @@ std::vector<int> graph_parts(const SparseMatrix& lower, int block, int size) {
 
 }  // namespace
 
-RowPartition partition_rows(const SparseMatrix& lower, int block, MPI_Comm comm) {
+namespace {
+
+/// The partition of vertices whose rows are first_row[k] ... first_row[k +
+/// 1] - 1, by `parts_by_graph` (called on rank 0 only; PT-Scotch) where it
+/// is worth it, else in contiguous ranges of vertices.
+RowPartition partition_vertices(const std::vector<int>& first_row,
+                                const std::function<std::vector<int>(int size)>& parts_by_graph,
+                                MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const int n = static_cast<int>(lower.rows());
-  const int n_blocks = n / block;
+  const int n_vertices = static_cast<int>(first_row.size()) - 1;
+  const int n = first_row.back();
   RowPartition partition;
   std::vector<int> parts;
 #if defined(PETSC_HAVE_PTSCOTCH)
   if (size > 1 && n >= kRowsPerRankToPartition * size) {
-    parts.resize(static_cast<std::size_t>(n_blocks));
+    parts.resize(static_cast<std::size_t>(n_vertices));
     // A failure on rank 0 must not leave the others waiting in the
     // broadcast: it sends -1s, and every rank falls back to ranges.
     if (rank == 0) try {
-        parts = graph_parts(lower, block, size);
+        parts = parts_by_graph(size);
       } catch (const std::exception&) {
-        parts.assign(static_cast<std::size_t>(n_blocks), -1);
+        parts.assign(static_cast<std::size_t>(n_vertices), -1);
       }
-    MPI_Bcast(parts.data(), n_blocks, MPI_INT, 0, comm);
+    MPI_Bcast(parts.data(), n_vertices, MPI_INT, 0, comm);
     partition.method = "PT-Scotch";
     if (parts[0] < 0) parts.clear();
   }
+#else
+  static_cast<void>(parts_by_graph);
 #endif
-  if (parts.empty()) parts = contiguous_parts(n_blocks, size);
+  if (parts.empty()) parts = contiguous_parts(n_vertices, size);
   partition.counts.assign(static_cast<std::size_t>(size), 0);
-  for (int part : parts) partition.counts[part] += block;
+  for (int k = 0; k < n_vertices; ++k)
+    partition.counts[parts[k]] += first_row[k + 1] - first_row[k];
   partition.firsts.assign(static_cast<std::size_t>(size), 0);
   std::partial_sum(partition.counts.begin(), partition.counts.end() - 1,
                    partition.firsts.begin() + 1);
   // Rows keep their order within a part (the mesh's locality), and the
-  // rows of a block stay together.
+  // rows of a vertex stay together.
   std::vector<int> next = partition.firsts;
   partition.new_index.resize(static_cast<std::size_t>(n));
-  for (int row = 0; row < n; ++row) partition.new_index[row] = next[parts[row / block]]++;
+  for (int k = 0; k < n_vertices; ++k)
+    for (int row = first_row[k]; row < first_row[k + 1]; ++row)
+      partition.new_index[row] = next[parts[k]]++;
   return partition;
+}
+
+}  // namespace
+
+RowPartition partition_rows(const SparseMatrix& lower, int block, MPI_Comm comm) {
+  const int n_blocks = static_cast<int>(lower.rows()) / block;
+  std::vector<int> first_row(static_cast<std::size_t>(n_blocks) + 1);
+  for (int k = 0; k <= n_blocks; ++k) first_row[k] = k * block;
+  return partition_vertices(
+      first_row,
+      [&](int size) {
+#if defined(PETSC_HAVE_PTSCOTCH)
+        PetscInt *starts = nullptr, *neighbours = nullptr;
+        block_graph(lower, block, &starts, &neighbours);
+        return graph_parts(n_blocks, starts, neighbours, size);
+#else
+        static_cast<void>(size);
+        return std::vector<int>();
+#endif
+      },
+      comm);
+}
+
+RowPartition partition_row_graph(const LinearSolver::RowGraph& graph, MPI_Comm comm) {
+  const int n_vertices = static_cast<int>(graph.first_row.size()) - 1;
+  if (n_vertices < 0 || graph.starts.size() != graph.first_row.size() ||
+      graph.starts.back() != static_cast<int>(graph.neighbours.size()))
+    throw std::logic_error("partition_row_graph: the graph's lists do not match");
+  return partition_vertices(
+      graph.first_row,
+      [&](int size) {
+#if defined(PETSC_HAVE_PTSCOTCH)
+        PetscInt *starts = nullptr, *neighbours = nullptr;
+        check(PetscMalloc1(n_vertices + 1, &starts), "PetscMalloc1");
+        std::copy(graph.starts.begin(), graph.starts.end(), starts);
+        check(PetscMalloc1(graph.neighbours.size(), &neighbours), "PetscMalloc1");
+        std::copy(graph.neighbours.begin(), graph.neighbours.end(), neighbours);
+        return graph_parts(n_vertices, starts, neighbours, size);
+#else
+        static_cast<void>(size);
+        return std::vector<int>();
+#endif
+      },
+      comm);
 }
 
 }  // namespace bipo::petsc

@@ -1,9 +1,10 @@
 // Owns which rank holds which rows of K_ff in the PETSc backend: a graph
-// partition of the matrix's adjacency by PT-Scotch (through PETSc's
-// MatPartitioning), so that each rank's rows couple to few rows of other
-// ranks, computed once on rank 0 and broadcast (every rank then numbers the
-// rows identically). Contiguous ranges where no partitioner is available or
-// the matrix is too small to be worth it.
+// partition of the rows' adjacency (the mesh's node graph given by the
+// caller before the assembly, or the matrix's own) by PT-Scotch (through
+// PETSc's MatPartitioning), so that each rank's rows couple to few rows of
+// other ranks, computed once on rank 0 and broadcast (every rank then
+// numbers the rows identically). Contiguous ranges where no partitioner is
+// available or the matrix is too small to be worth it.
 #pragma once
 
 #include <mpi.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "fem/elasticity.hpp"
+#include "solver/linear_solver.hpp"
 
 namespace bipo::petsc {
 
@@ -27,5 +29,11 @@ struct RowPartition {
 /// keeping each block of `block` consecutive rows (a node's x, y, z: the
 /// size must divide the rows) on one rank.
 [[nodiscard]] RowPartition partition_rows(const SparseMatrix& lower, int block, MPI_Comm comm);
+
+/// The same from the graph of the rows by node (LinearSolver::RowGraph),
+/// every vertex's rows on one rank. For K_ff's rows in node triples it is
+/// the partition that partition_rows gives from the assembled matrix (the
+/// same graph, in the same order).
+[[nodiscard]] RowPartition partition_row_graph(const LinearSolver::RowGraph& graph, MPI_Comm comm);
 
 }  // namespace bipo::petsc
