@@ -28,7 +28,6 @@ std::vector<int> contiguous_parts(int n_blocks, int size) {
   return parts;
 }
 
-#if defined(PETSC_HAVE_PTSCOTCH)
 /// The graph of the blocks (rows block b * k ... b * k + b - 1 are block
 /// k): compressed neighbour lists without self-loops or duplicates, in
 /// PETSc's memory (MatCreateMPIAdj takes them over).
@@ -53,6 +52,7 @@ void block_graph(const SparseMatrix& lower, int block, PetscInt** starts, PetscI
     std::copy(adjacent[k].begin(), adjacent[k].end(), *neighbours + (*starts)[k]);
 }
 
+#if defined(PETSC_HAVE_PTSCOTCH)
 /// The part of each vertex by PT-Scotch on the graph whose compressed
 /// neighbour lists (PETSc's memory, taken over by MatCreateMPIAdj) are
 /// `starts` and `neighbours` (on one process: rank 0 calls it on
@@ -85,11 +85,13 @@ std::vector<int> graph_parts(int n_vertices, PetscInt* starts, PetscInt* neighbo
 namespace {
 
 /// The partition of vertices whose rows are first_row[k] ... first_row[k +
-/// 1] - 1, by `parts_by_graph` (called on rank 0 only; PT-Scotch) where it
-/// is worth it, else in contiguous ranges of vertices.
-RowPartition partition_vertices(const std::vector<int>& first_row,
-                                const std::function<std::vector<int>(int size)>& parts_by_graph,
-                                MPI_Comm comm) {
+/// 1] - 1, by PT-Scotch on the graph that `make_graph` gives (called on
+/// rank 0 only; compressed neighbour lists in PETSc's memory) where it is
+/// worth it, else in contiguous ranges of vertices.
+RowPartition partition_vertices(
+    const std::vector<int>& first_row,
+    const std::function<void(PetscInt** starts, PetscInt** neighbours)>& make_graph,
+    MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -103,7 +105,9 @@ RowPartition partition_vertices(const std::vector<int>& first_row,
     // A failure on rank 0 must not leave the others waiting in the
     // broadcast: it sends -1s, and every rank falls back to ranges.
     if (rank == 0) try {
-        parts = parts_by_graph(size);
+        PetscInt *starts = nullptr, *neighbours = nullptr;
+        make_graph(&starts, &neighbours);
+        parts = graph_parts(n_vertices, starts, neighbours, size);
       } catch (const std::exception&) {
         parts.assign(static_cast<std::size_t>(n_vertices), -1);
       }
@@ -112,7 +116,7 @@ RowPartition partition_vertices(const std::vector<int>& first_row,
     if (parts[0] < 0) parts.clear();
   }
 #else
-  static_cast<void>(parts_by_graph);
+  static_cast<void>(make_graph);
 #endif
   if (parts.empty()) parts = contiguous_parts(n_vertices, size);
   partition.counts.assign(static_cast<std::size_t>(size), 0);
@@ -139,38 +143,24 @@ RowPartition partition_rows(const SparseMatrix& lower, int block, MPI_Comm comm)
   for (int k = 0; k <= n_blocks; ++k) first_row[k] = k * block;
   return partition_vertices(
       first_row,
-      [&](int size) {
-#if defined(PETSC_HAVE_PTSCOTCH)
-        PetscInt *starts = nullptr, *neighbours = nullptr;
-        block_graph(lower, block, &starts, &neighbours);
-        return graph_parts(n_blocks, starts, neighbours, size);
-#else
-        static_cast<void>(size);
-        return std::vector<int>();
-#endif
+      [&](PetscInt** starts, PetscInt** neighbours) {
+        block_graph(lower, block, starts, neighbours);
       },
       comm);
 }
 
 RowPartition partition_row_graph(const LinearSolver::RowGraph& graph, MPI_Comm comm) {
-  const int n_vertices = static_cast<int>(graph.first_row.size()) - 1;
+  const auto n_vertices = static_cast<PetscInt>(graph.first_row.size()) - 1;
   if (n_vertices < 0 || graph.starts.size() != graph.first_row.size() ||
       graph.starts.back() != static_cast<int>(graph.neighbours.size()))
     throw std::logic_error("partition_row_graph: the graph's lists do not match");
   return partition_vertices(
       graph.first_row,
-      [&](int size) {
-#if defined(PETSC_HAVE_PTSCOTCH)
-        PetscInt *starts = nullptr, *neighbours = nullptr;
-        check(PetscMalloc1(n_vertices + 1, &starts), "PetscMalloc1");
-        std::copy(graph.starts.begin(), graph.starts.end(), starts);
-        check(PetscMalloc1(graph.neighbours.size(), &neighbours), "PetscMalloc1");
-        std::copy(graph.neighbours.begin(), graph.neighbours.end(), neighbours);
-        return graph_parts(n_vertices, starts, neighbours, size);
-#else
-        static_cast<void>(size);
-        return std::vector<int>();
-#endif
+      [&](PetscInt** starts, PetscInt** neighbours) {
+        check(PetscMalloc1(n_vertices + 1, starts), "PetscMalloc1");
+        std::copy(graph.starts.begin(), graph.starts.end(), *starts);
+        check(PetscMalloc1(graph.neighbours.size(), neighbours), "PetscMalloc1");
+        std::copy(graph.neighbours.begin(), graph.neighbours.end(), *neighbours);
       },
       comm);
 }
