@@ -272,8 +272,6 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   if (donor != nullptr) {
     share_setup_from(*donor, rho_override);
   } else {
-    report_setup_phase("assembling the stiffness of " + std::to_string(mesh_.n_elements()) +
-                       " elements");
     assemble_and_split_stiffness();
     const auto choice_start = std::chrono::steady_clock::now();
     contact_path_ = choose_contact_path_for_setup(choices);
@@ -480,12 +478,24 @@ void Analysis::assemble_and_split_stiffness() {
   // Under MPI the rows are divided before the assembly, and each rank
   // assembles the elements of its rows (and of the contact nodes).
   std::optional<AssemblyShare> share;
-  if (solver_->processes() > 1) {
+  if (const int ranks = solver_->processes(); ranks > 1) {
+    report_setup_phase("dividing the " + std::to_string(partition_->n_free()) + " unknowns among " +
+                       std::to_string(ranks) + " ranks by the mesh's node graph");
     solver_->divide_rows(free_row_graph(mesh_, *partition_));
     share = assembly_share(mesh_, *partition_, solver_->row_share(), contact_mesh_nodes_,
                            parallel_rank());
     dof_rows_ = KrylovRows(share->dofs, 0, parallel_rank(), gather_over_ranks);
     free_rows_ = krylov_rows_of(*solver_, 0);
+    // Rank 0 prints, its own count (the others' are alike).
+    report_setup_phase(
+        "assembling the stiffness: each rank the elements of its rows and of the contact nodes "
+        "(rank " +
+        std::to_string(parallel_rank()) + ": " +
+        std::to_string(std::count(share->elements.begin(), share->elements.end(), 1)) + " of " +
+        std::to_string(mesh_.n_elements()) + " elements)");
+  } else {
+    report_setup_phase("assembling the stiffness of " + std::to_string(mesh_.n_elements()) +
+                       " elements");
   }
   {
     // Only K's lower triangle is ever made (half of K), and only K_ff's
