@@ -525,12 +525,8 @@ void Analysis::assemble_and_split_stiffness() {
   if (!share) {
     stiffness_entries_per_rank_ = {stiffness_entries_held()};
   } else {
-    const int ranks = parallel_size();
-    std::vector<double> held(static_cast<std::size_t>(ranks));
-    std::vector<int> ones(static_cast<std::size_t>(ranks), 1), positions(held.size());
-    std::iota(positions.begin(), positions.end(), 0);
-    const auto mine = static_cast<double>(stiffness_entries_held());
-    parallel_all_gather(&mine, 1, held.data(), ones, positions);
+    const std::vector<double>& held =
+        free_rows_->parts_of_every_rank(static_cast<double>(stiffness_entries_held()));
     stiffness_entries_per_rank_.assign(held.begin(), held.end());
   }
   if (solver_->uses_rigid_body_modes())
@@ -664,13 +660,8 @@ void Analysis::set_up_load_patterns() {
     for (int p = 0; p < partition_->n_prescribed(); ++p)
       if (prescribed_source_[p].first == ci) u_p(p) = *bc.value[prescribed_source_[p].second];
     pattern_loads_.col(ci).noalias() = -(k_fp_ * u_p);
-    if (free_rows_) {  // this rank's rows are complete: every rank's, gathered
-      Eigen::VectorXd mine(free_rows_->kept());
-      free_rows_->take(pattern_loads_.col(ci), mine);
-      Eigen::VectorXd whole;
-      free_rows_->gather(mine, whole);
-      pattern_loads_.col(ci) = whole;
-    }
+    // This rank's rows are complete: every rank's, gathered.
+    if (free_rows_) free_rows_->take_rows_from_their_ranks(pattern_loads_.col(ci));
     pattern_programs_.push_back(bc.program ? &*bc.program : &case_.program);
   }
   for (const auto& load : case_.loads) {
@@ -1070,11 +1061,8 @@ Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
   part = k_fp_.transpose() * u_f;
   part.noalias() += k_pp_ * u_p;
   k_u(prescribed) = part;
-  if (dof_rows_) {  // this rank's rows are complete: every rank's, gathered
-    Eigen::VectorXd mine(dof_rows_->kept());
-    dof_rows_->take(k_u, mine);
-    dof_rows_->gather(mine, k_u);
-  }
+  // This rank's rows are complete: every rank's, gathered.
+  if (dof_rows_) dof_rows_->take_rows_from_their_ranks(k_u);
   return k_u;
 }
 

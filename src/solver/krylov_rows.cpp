@@ -33,6 +33,7 @@ KrylovRows::KrylovRows(const LinearSolver::RowShare& share, int extra_rows, int 
   std::iota(rank_positions_.begin(), rank_positions_.end(), 0);
   parts_.resize(static_cast<std::size_t>(ranks));
   gathered_.resize(n + extra_rows);
+  mine_.resize(counts_[rank_]);
 }
 
 int KrylovRows::largest_kept() const {
@@ -51,10 +52,20 @@ void KrylovRows::gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd&
   for (Eigen::Index k = 0; k < gathered_.size(); ++k) whole(all_rows_[k]) = gathered_(k);
 }
 
-double KrylovRows::sum(double part) {
+void KrylovRows::take_rows_from_their_ranks(Eigen::Ref<Eigen::VectorXd> vector) {
+  take(vector, mine_);
+  all_gather_(mine_.data(), kept(), gathered_.data(), counts_, displacements_);
+  for (Eigen::Index k = 0; k < gathered_.size(); ++k) vector(all_rows_[k]) = gathered_(k);
+}
+
+const std::vector<double>& KrylovRows::parts_of_every_rank(double part) {
   all_gather_(&part, 1, parts_.data(), ones_, rank_positions_);
+  return parts_;
+}
+
+double KrylovRows::sum(double part) {
   double total = 0.0;
-  for (const double p : parts_) total += p;
+  for (const double p : parts_of_every_rank(part)) total += p;
   return total;
 }
 

@@ -44,6 +44,12 @@ class KrylovRows {
   /// whole = every rank's kept rows put together (collective; resizes
   /// `whole` to the vectors' size; allocates nothing after the first call).
   void gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole);
+  /// Every row of `vector` (the vectors' size) set to its value on the rank
+  /// that keeps it (collective): a vector of which each rank computed only
+  /// its own rows made whole on every rank. Allocates nothing.
+  void take_rows_from_their_ranks(Eigen::Ref<Eigen::VectorXd> vector);
+  /// Every rank's `part`, rank 0's first (collective).
+  const std::vector<double>& parts_of_every_rank(double part);
   /// The sum of every rank's `part` (collective), added in rank order on
   /// every rank: the same bits everywhere, whatever the MPI library's
   /// reduction order (a rank whose GMRES decided otherwise would leave the
@@ -56,7 +62,7 @@ class KrylovRows {
   std::vector<int> ones_, rank_positions_;  // sum(): one value per rank
   int rank_ = 0;
   AllGather all_gather_;
-  Eigen::VectorXd gathered_;
+  Eigen::VectorXd gathered_, mine_;  // every rank's rows; this rank's
   std::vector<double> parts_;
 };
 

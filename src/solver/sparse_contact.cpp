@@ -642,8 +642,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // Under MPI, the rows of the GMRES vectors that this rank keeps (its
   // buffers change in the const products: mutable; one thread a rank).
   mutable std::optional<KrylovRows> krylov_rows_;
-  mutable Eigen::VectorXd kept_product_;  // stiffness_times' rows kept here
-  Gmres<double> gmres_{short_restart};    // vectors of the whole mesh: a short restart
+  Gmres<double> gmres_{short_restart};  // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
   // needed (and used for every step from then on, gmres_'s vectors freed):
   // up to 161 vectors of the whole mesh in double and 160 in single (1.6 GB
@@ -708,11 +707,7 @@ void SparseNewtonStepSolver::stiffness_times(const Eigen::VectorXd& x, Eigen::Ve
   // Under MPI a rank holds its rows of K_ff complete, and others partial:
   // its rows of y, gathered from every rank (the same bits as a product
   // with the whole matrix).
-  if (krylov_rows_) {
-    kept_product_.resize(krylov_rows_->kept());
-    krylov_rows_->take(y, kept_product_);
-    krylov_rows_->gather(kept_product_, y);
-  }
+  if (krylov_rows_) krylov_rows_->take_rows_from_their_ranks(y);
 }
 
 void SparseNewtonStepSolver::step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
