@@ -18,8 +18,9 @@ namespace bipo {
 /// (solver/linear_solver.hpp), which the plugin implements, change: 2 since
 /// factorize_lower_changed and factorize_lower_and_condense, 3 since
 /// processes(), 4 since all_gather and LinearSolver::row_share(), 5 since
-/// LinearSolver::divide_rows().
-inline constexpr int kParallelPluginApiVersion = 5;
+/// LinearSolver::divide_rows(), 6 since the solves on a process's own rows
+/// (LinearSolver::apply_approximate_inverse_to_own_rows).
+inline constexpr int kParallelPluginApiVersion = 6;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {

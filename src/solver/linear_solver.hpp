@@ -117,6 +117,20 @@ class LinearSolver {
   /// its factor in single precision. For a preconditioner that a Krylov
   /// method around it corrects (the sparse contact path's P).
   virtual void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const { solve_in_place(x); }
+  /// apply_approximate_inverse() and solve_in_place_to_tolerance() on the
+  /// rows of this process alone (row_share()'s, in their order there): `x`
+  /// holds this process's rows of b on entry and of the result on return,
+  /// and no other process's rows are gathered (collectives: every process
+  /// calls them at the same point). For vectors kept by rank (the sparse
+  /// contact path's Newton step under MPI). A serial backend's rows are all
+  /// of them (these defaults).
+  virtual void apply_approximate_inverse_to_own_rows(Eigen::Ref<Eigen::VectorXd> x) const {
+    apply_approximate_inverse(x);
+  }
+  virtual void solve_own_rows_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
+                                           double relative_tolerance) const {
+    solve_in_place_to_tolerance(x, relative_tolerance);
+  }
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
   /// The bytes that factorize_lower(lower, false) would give its factor, by

@@ -160,6 +160,9 @@ class PetscLinearSolver final : public LinearSolver {
     solve_vector(x, relative_tolerance);
   }
   void apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const override;
+  void apply_approximate_inverse_to_own_rows(Eigen::Ref<Eigen::VectorXd> x) const override;
+  void solve_own_rows_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
+                                   double relative_tolerance) const override;
 
   [[nodiscard]] double factor_nonzeros() const override { return factor_nonzeros_; }
   [[nodiscard]] double factorization_flops() const override { return factorization_flops_; }
@@ -243,6 +246,10 @@ class PetscLinearSolver final : public LinearSolver {
   void scatter_in(const double* b) const;
   /// solution_ gathered into x (every row, the caller's order); counts a solve.
   void gather_out(double* x) const;
+  /// This rank's rows (the order of row_share()'s) into rhs_, and out of
+  /// solution_ (counts a solve); throws where x is not this rank's rows.
+  void own_rows_in(Eigen::Ref<const Eigen::VectorXd> x) const;
+  void own_rows_out(Eigen::Ref<Eigen::VectorXd> x) const;
   void check_converged() const;
   void destroy();
 
@@ -534,6 +541,53 @@ void PetscLinearSolver::apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x)
   check(PCApply(pc, rhs_, solution_), "PCApply");
   ++krylov_iterations_;
   gather_out(x.data());
+}
+
+// The same on this rank's rows alone: nothing gathered.
+void PetscLinearSolver::apply_approximate_inverse_to_own_rows(Eigen::Ref<Eigen::VectorXd> x) const {
+  const std::lock_guard<std::mutex> lock(petsc_mutex);
+  own_rows_in(x);
+  if (settings_.method == PetscMethod::direct) {
+    check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
+    check_converged();
+  } else {
+    PC pc = nullptr;
+    check(KSPGetPC(ksp_, &pc), "KSPGetPC");
+    check(PCApply(pc, rhs_, solution_), "PCApply");
+    ++krylov_iterations_;
+  }
+  own_rows_out(x);
+}
+
+void PetscLinearSolver::solve_own_rows_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
+                                                    double relative_tolerance) const {
+  const std::lock_guard<std::mutex> lock(petsc_mutex);
+  own_rows_in(x);
+  std::optional<LooserTolerance> looser;
+  if (relative_tolerance > 0.0 && settings_.method != PetscMethod::direct)
+    looser.emplace(ksp_, relative_tolerance, tolerance_in_effect_);
+  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
+  check_converged();
+  own_rows_out(x);
+}
+
+// PETSc's rows of a rank are row_share()'s of that rank, in its order.
+void PetscLinearSolver::own_rows_in(Eigen::Ref<const Eigen::VectorXd> x) const {
+  if (ksp_ == nullptr) throw NumericalError("PETSc solve before factorization");
+  if (x.size() != rows_.end - rows_.first)
+    throw std::logic_error("PETSc solver: a vector of own rows that are not this rank's");
+  PetscScalar* owned = nullptr;
+  check(VecGetArray(rhs_, &owned), "VecGetArray");
+  std::copy(x.data(), x.data() + x.size(), owned);
+  check(VecRestoreArray(rhs_, &owned), "VecRestoreArray");
+}
+
+void PetscLinearSolver::own_rows_out(Eigen::Ref<Eigen::VectorXd> x) const {
+  const PetscScalar* owned = nullptr;
+  check(VecGetArrayRead(solution_, &owned), "VecGetArrayRead");
+  std::copy(owned, owned + x.size(), x.data());
+  check(VecRestoreArrayRead(solution_, &owned), "VecRestoreArrayRead");
+  ++solves_;
 }
 
 // b and x may be the same array: b is read into the distributed vector
