@@ -484,8 +484,8 @@ void Analysis::assemble_and_split_stiffness() {
     solver_->divide_rows(free_row_graph(mesh_, *partition_));
     share = assembly_share(mesh_, *partition_, solver_->row_share(), contact_mesh_nodes_,
                            parallel_rank());
-    dof_rows_ = KrylovRows(share->dofs, 0, parallel_rank(), gather_over_ranks);
-    free_rows_ = krylov_rows_of(*solver_, 0);
+    dof_rows_ = KrylovRows(share->dofs, {}, parallel_rank(), gather_over_ranks);
+    free_rows_ = krylov_rows_of(*solver_, {});
     // Rank 0 prints, its own count (the others' are alike).
     report_setup_phase(
         "assembling the stiffness: each rank the elements of its rows and of the contact nodes "

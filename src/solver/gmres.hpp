@@ -1,6 +1,6 @@
 // Owns restarted, flexible GMRES on vectors of the whole mesh, for the
 // sparse contact path's Newton step (sparse_contact.cpp): kept whole on one
-// process, or by rank under MPI (krylov_rows.hpp).
+// process, or each rank its rows under MPI (krylov_rows.hpp).
 #pragma once
 
 #include <Eigen/Core>
@@ -29,12 +29,12 @@ inline constexpr int gmres_max_iterations = 240;
 /// (the long restart's: 160 x 105k at N = 24). The short restart keeps them
 /// in double: its rounding, and its Newton paths, stay as they were.
 ///
-/// Distributed (distribute()): each rank keeps its rows (KrylovRows) of
-/// the basis v_j and of the z_j, which are most of the memory; apply and
-/// precondition still take and give whole vectors (the same on every rank),
-/// v_j is gathered for its preconditioning, the dot products are sums over
-/// the ranks, and x's update is gathered at the end of a cycle. Every rank
-/// takes the same decisions on the same bits. Without it (one process) the
+/// Distributed (distribute()): every vector is the rows kept here
+/// (KrylovRows): b, x, the basis v_j and the z_j, and apply and
+/// precondition take and give those rows (collectives: every rank applies
+/// them at the same point); the dot products and norms are sums over the
+/// ranks, added in rank order, so that every rank takes the same decisions
+/// on the same bits. Nothing else differs from one process, whose
 /// arithmetic is the same as it always was.
 template <class Z>
 class Gmres {
@@ -58,55 +58,43 @@ class Gmres {
             double tolerance, bool strict, Eigen::VectorXd& x) {
     const double accepted_stagnation = strict ? 0.0 : acceptable_stagnation;
     const Eigen::Index n = b.size();
-    const Eigen::Index kept = rows_ != nullptr ? rows_->kept() : n;
-    basis_.resize(kept, restart_ + 1);
-    preconditioned_.resize(kept, restart_);
-    if (rows_ != nullptr) kept_.resize(kept);
+    basis_.resize(n, restart_ + 1);
+    preconditioned_.resize(n, restart_);
     h_.resize(restart_ + 1, restart_);
     g_.resize(restart_ + 1);
     cs_.resize(restart_);
     sn_.resize(restart_);
-    const double target = tolerance * b.norm();
+    const double b_norm = norm(b);
+    const double target = tolerance * b_norm;
     x.setZero(n);
     int& total = spent_;  // also after a failure, for the counts
     total = 0;
     stagnated_ = false;
-    if (b.norm() == 0.0) return 0;
+    if (b_norm == 0.0) return 0;
     residual_ = b;
     double previous = std::numeric_limits<double>::infinity();
     while (total < limit_) {
-      const double beta = residual_.norm();
+      const double beta = norm(residual_);
       if (beta <= target) return total;
       if (beta > 0.5 * previous) {
-        stagnated_ = beta <= accepted_stagnation * b.norm();
+        stagnated_ = beta <= accepted_stagnation * b_norm;
         return stagnated_ ? total : -1;
       }
       previous = beta;
-      if (rows_ != nullptr) {
-        whole_ = residual_ / beta;
-        rows_->take(whole_, basis_.col(0));
-      } else {
-        basis_.col(0) = residual_ / beta;
-      }
+      basis_.col(0) = residual_ / beta;
       g_.setZero();
       g_(0) = beta;
       h_.setZero();
       const int j = cycle(apply, precondition, target, total);
       y_ = h_.topLeftCorner(j, j).triangularView<Eigen::Upper>().solve(g_.head(j));
-      if (rows_ != nullptr) {
-        add_update(kept_);
-        rows_->gather(kept_, whole_);
-        x += whole_;
-      } else {
-        add_update(x);
-      }
+      add_update(x);
       apply(x, product_);
       residual_ = b - product_;
-      if (!residual_.allFinite()) return -1;
+      if (!all_finite(residual_)) return -1;
     }
-    const double beta = residual_.norm();
+    const double beta = norm(residual_);
     if (beta <= target) return total;
-    stagnated_ = beta > 0.5 * previous && beta <= accepted_stagnation * b.norm();
+    stagnated_ = beta > 0.5 * previous && beta <= accepted_stagnation * b_norm;
     return stagnated_ ? total : -1;
   }
   /// True if the last solve succeeded at a stagnation above its tolerance.
@@ -118,57 +106,41 @@ class Gmres {
   void release_storage() {
     basis_ = Eigen::MatrixXd();
     preconditioned_.resize(0, 0);
-    work_ = next_ = product_ = residual_ = whole_ = kept_ = Eigen::VectorXd();
+    work_ = next_ = product_ = residual_ = Eigen::VectorXd();
   }
   /// The rows of each basis vector held (the whole vector's, or the rank's
   /// share; 0 before the first solve and after release_storage()).
   [[nodiscard]] Eigen::Index rows_held() const { return basis_.rows(); }
-  /// Keeps the vectors by rank from the next solve on (`rows` must outlive
-  /// this object; collectives: every rank solves the same systems).
+  /// Solves on the rows kept here from the next solve on (`rows` must
+  /// outlive this object; collectives: every rank solves the same systems).
   void distribute(KrylovRows* rows) { rows_ = rows; }
 
  private:
-  /// update += Z y_ over the cycle's j = y_.size() columns (the rows kept).
-  template <class Vector>
-  void add_update(Vector& update) {
+  /// update += Z y_ over the cycle's j = y_.size() columns.
+  void add_update(Eigen::VectorXd& update) {
     const auto j = static_cast<int>(y_.size());
-    if (rows_ != nullptr) update.setZero(preconditioned_.rows());
     if constexpr (std::is_same_v<Z, double>)
       update.noalias() += preconditioned_.leftCols(j) * y_;
     else
       for (int c = 0; c < j; ++c) update += y_(c) * preconditioned_.col(c).template cast<double>();
   }
 
-  /// One Arnoldi cycle from basis_.col(0) (and, distributed, the whole
-  /// v_0 in whole_); returns its iterations.
+  /// One Arnoldi cycle from basis_.col(0); returns its iterations.
   template <class Apply, class Precondition>
   int cycle(const Apply& apply, const Precondition& precondition, double target, int& total) {
     int j = 0;
-    // Distributed, the orthogonalization runs on the rows kept here.
-    Eigen::VectorXd& orthogonalized = rows_ != nullptr ? kept_ : next_;
     for (; j < restart_ && total < limit_; ++j, ++total) {
-      if (rows_ == nullptr) {
-        precondition(basis_.col(j), work_);
-        preconditioned_.col(j) = work_.template cast<Z>();
-        if constexpr (!std::is_same_v<Z, double>)
-          work_ = preconditioned_.col(j).template cast<double>();
-      } else {
-        if (j > 0) rows_->gather(basis_.col(j), whole_);
-        precondition(whole_, work_);
-        if constexpr (!std::is_same_v<Z, double>)
-          work_ = work_.template cast<Z>().template cast<double>();
-        rows_->take(work_, kept_);
-        preconditioned_.col(j) = kept_.template cast<Z>();
-      }
+      precondition(basis_.col(j), work_);
+      preconditioned_.col(j) = work_.template cast<Z>();
+      if constexpr (!std::is_same_v<Z, double>)
+        work_ = preconditioned_.col(j).template cast<double>();
       apply(work_, next_);
-      if (rows_ != nullptr) rows_->take(next_, kept_);
       for (int i = 0; i <= j; ++i) {
-        h_(i, j) = dot(orthogonalized, basis_.col(i));
-        orthogonalized -= h_(i, j) * basis_.col(i);
+        h_(i, j) = dot(next_, basis_.col(i));
+        next_ -= h_(i, j) * basis_.col(i);
       }
-      h_(j + 1, j) = rows_ != nullptr ? std::sqrt(rows_->sum(orthogonalized.squaredNorm()))
-                                      : orthogonalized.norm();
-      if (h_(j + 1, j) > 0.0) basis_.col(j + 1) = orthogonalized / h_(j + 1, j);
+      h_(j + 1, j) = norm(next_);
+      if (h_(j + 1, j) > 0.0) basis_.col(j + 1) = next_ / h_(j + 1, j);
       for (int i = 0; i < j; ++i) {
         const double t = cs_(i) * h_(i, j) + sn_(i) * h_(i + 1, j);
         h_(i + 1, j) = -sn_(i) * h_(i, j) + cs_(i) * h_(i + 1, j);
@@ -195,15 +167,23 @@ class Gmres {
     const double here = a.dot(b);
     return rows_ != nullptr ? rows_->sum(here) : here;
   }
+  /// |v| over the ranks (distributed) or here.
+  double norm(const Eigen::VectorXd& v) {
+    return rows_ != nullptr ? std::sqrt(rows_->sum(v.squaredNorm())) : v.norm();
+  }
+  /// Whether v is finite on every rank (distributed: the ranks agree).
+  bool all_finite(const Eigen::VectorXd& v) {
+    const bool here = v.allFinite();
+    return rows_ != nullptr ? rows_->sum(here ? 0.0 : 1.0) == 0.0 : here;
+  }
 
   int restart_, limit_;
   int spent_ = 0;
   bool stagnated_ = false;
   KrylovRows* rows_ = nullptr;
-  Eigen::MatrixXd basis_, h_;  // distributed: the rows kept here
-  Eigen::Matrix<Z, Eigen::Dynamic, Eigen::Dynamic> preconditioned_;  // likewise
+  Eigen::MatrixXd basis_, h_;
+  Eigen::Matrix<Z, Eigen::Dynamic, Eigen::Dynamic> preconditioned_;
   Eigen::VectorXd g_, cs_, sn_, y_, work_, next_, product_, residual_;
-  Eigen::VectorXd whole_, kept_;  // distributed: v_j whole; the rows kept of one vector
 };
 
 }  // namespace bipo

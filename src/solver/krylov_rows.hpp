@@ -1,11 +1,12 @@
 // Owns the division of the sparse contact path's Krylov vectors among the
 // MPI ranks (issue 14, item 2): which rows of a vector of the whole mesh
-// this rank keeps, and the two collectives a Krylov method needs on such
-// vectors (the whole vector gathered from every rank's rows; a sum over the
-// ranks). Restarted GMRES keeps its basis and its preconditioned vectors by
-// rank (gmres.hpp), so that each rank holds its share of them, as PETSc
-// holds its share of the matrices; until then every rank held all of them
-// (81 vectors of the whole mesh: 1.3 GB at 2 million unknowns).
+// this rank keeps, the collectives a Krylov method needs on such vectors
+// (the whole vector gathered from every rank's rows; a sum over the ranks),
+// and the product of K_ff with a vector kept by rank, which exchanges only
+// the rows on the borders between the ranks (OwnRowsProduct). Restarted
+// GMRES runs on the rows kept here (gmres.hpp), so that each rank holds its
+// share of its vectors, as PETSc holds its share of the matrices, and an
+// iteration gathers no vector of the whole mesh.
 #pragma once
 
 #include <Eigen/Core>
@@ -27,12 +28,21 @@ class KrylovRows {
                          const std::vector<int>& displacements)>;
 
   /// The rows of `share` (a backend's rows of K_ff, the caller's numbering)
-  /// and `extra_rows` more after them (rows n ... n + extra_rows - 1 of the
-  /// vectors, n the share's rows), which rank 0 keeps; this is rank `rank`.
-  KrylovRows(const LinearSolver::RowShare& share, int extra_rows, int rank, AllGather all_gather);
+  /// and extra rows after them: row n + k of the vectors (n the share's
+  /// rows) is kept by the rank that keeps the share's row
+  /// `extra_rows_beside[k]` (a held component's slot goes with its node's
+  /// rows); this is rank `rank`.
+  KrylovRows(const LinearSolver::RowShare& share, const std::vector<int>& extra_rows_beside,
+             int rank, AllGather all_gather);
 
   /// The rows kept here, and the most that any rank keeps.
   [[nodiscard]] int kept() const { return counts_[rank_]; }
+  /// The share's rows kept here: the first of the rows kept, in the order
+  /// of the backend's own rows (LinearSolver::row_share); the extra rows
+  /// kept here follow them.
+  [[nodiscard]] int share_kept() const { return share_kept_; }
+  /// This is rank rank(); the ranks are counts().size().
+  [[nodiscard]] int rank() const { return rank_; }
   [[nodiscard]] int largest_kept() const;
   /// The rows every rank keeps, in rank order.
   [[nodiscard]] const std::vector<int>& counts() const { return counts_; }
@@ -55,25 +65,73 @@ class KrylovRows {
   /// reduction order (a rank whose GMRES decided otherwise would leave the
   /// others waiting in a collective).
   double sum(double part);
+  /// The all-gather itself (AllGather), for other divisions of the ranks'
+  /// values (collective).
+  void all_gather(const double* mine, int count, double* all, const std::vector<int>& counts,
+                  const std::vector<int>& displacements) const {
+    all_gather_(mine, count, all, counts, displacements);
+  }
+  /// Every rank's `count` values (its `mine`) into `all`, rank by rank
+  /// (collective): `all` is resized to their total; `counts`, if given,
+  /// receives every rank's count.
+  void gather_parts(const double* mine, int count, std::vector<double>& all,
+                    std::vector<int>* counts = nullptr);
 
  private:
   std::vector<int> all_rows_;  // every rank's rows, rank by rank
   std::vector<int> counts_, displacements_;
   std::vector<int> ones_, rank_positions_;  // sum(): one value per rank
-  int rank_ = 0;
+  int rank_ = 0, share_kept_ = 0;
   AllGather all_gather_;
   Eigen::VectorXd gathered_, mine_;  // every rank's rows; this rank's
   std::vector<double> parts_;
+};
+
+/// The rows kept here of y = A x, A a symmetric matrix of the share's rows
+/// of which this rank holds the lower triangle with its own rows complete
+/// (solver/distributed_assembly.hpp: the others partial), x kept by rank
+/// as well. Rows are exchanged only where an own row of one rank couples to
+/// another's: each rank sends the values of its own rows that another
+/// rank's rows need (its border rows, found in its own rows' entries) and
+/// receives every other rank's, one all-gather of the borders a product,
+/// instead of the whole vector. The rows kept here of the result are those
+/// of the product with the whole matrix, bit for bit (the entries of an own
+/// row, and their order in the column-wise product, are the whole matrix's).
+class OwnRowsProduct {
+ public:
+  /// Collective (every rank's border rows are gathered once); `rows` and
+  /// `lower` must outlive this object.
+  OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower);
+  /// y.head(share_kept) = the rows kept here of A x, from x.head(share_kept)
+  /// (the extra rows of x and y are the caller's). Collective; allocates
+  /// nothing.
+  void multiply(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> y);
+  /// The border rows that one product exchanges, over every rank.
+  [[nodiscard]] int exchanged_rows() const { return static_cast<int>(border_rows_.size()); }
+
+ private:
+  KrylovRows& rows_;
+  const SparseMatrix& lower_;
+  std::vector<int> own_border_positions_;  // among the rows kept here
+  std::vector<int> border_rows_;           // every rank's border rows, rank by rank
+  std::vector<int> border_counts_, border_displacements_;
+  Eigen::VectorXd sent_, received_;
+  // x and A x over the matrix's rows: own rows and the other ranks' border
+  // rows of x are set; its other rows stay 0 (they reach only rows of A x
+  // that another rank keeps).
+  Eigen::VectorXd x_whole_, y_whole_;
 };
 
 /// KrylovRows::AllGather over the MPI ranks (parallel_all_gather).
 void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,
                        const std::vector<int>& displacements);
 
-/// The Krylov rows of vectors whose first rows are K_ff's and whose
-/// `extra_rows` last ones are rank 0's, over the MPI ranks of `backend`
-/// (parallel_all_gather); empty where the backend is serial or runs on one
-/// rank (every rank then keeps every row, and nothing is gathered).
-[[nodiscard]] std::optional<KrylovRows> krylov_rows_of(const LinearSolver& backend, int extra_rows);
+/// The Krylov rows of vectors whose first rows are K_ff's and whose last
+/// ones go with the rows `extra_rows_beside` (KrylovRows), over the MPI
+/// ranks of `backend` (parallel_all_gather); empty where the backend is
+/// serial or runs on one rank (every rank then keeps every row, and nothing
+/// is gathered).
+[[nodiscard]] std::optional<KrylovRows> krylov_rows_of(const LinearSolver& backend,
+                                                       const std::vector<int>& extra_rows_beside);
 
 }  // namespace bipo

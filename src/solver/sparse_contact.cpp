@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -154,10 +155,20 @@ SparsePreconditionerChoice SparseDelassusOperator::preconditioner() const {
 
 std::vector<int> SparseDelassusOperator::newton_step_rows_per_rank() const {
   if (preconditioner_ != SparsePreconditionerChoice::stiffness_factor) return {};
-  const auto held = static_cast<int>(
-      std::count_if(held_springs_.begin(), held_springs_.end(), [](double k) { return k > 0.0; }));
-  const std::optional<KrylovRows> rows = krylov_rows_of(stiffness_solver(), held);
+  const std::optional<KrylovRows> rows = krylov_rows_of(stiffness_solver(), held_slots_beside());
   return rows ? rows->counts() : std::vector<int>();
+}
+
+std::vector<int> SparseDelassusOperator::held_slots_beside() const {
+  std::vector<int> beside;
+  for (std::size_t j = 0; j < held_springs_.size(); ++j) {
+    if (held_springs_[j] <= 0.0) continue;
+    const std::size_t node = j / 3;
+    int row = -1;
+    for (std::size_t c = 0; c < 3 && row < 0; ++c) row = dofs_.free_dofs[3 * node + c];
+    beside.push_back(row);  // >= 0: the normal is never held
+  }
+  return beside;
 }
 
 const std::string& SparseDelassusOperator::preconditioner_reason() const {
@@ -580,9 +591,19 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // long restart's stages at a single P's memory").
   static constexpr double refined_preconditioner_tolerance = 1e-8;
 
-  [[nodiscard]] int size() const { return n_free_ + n_held_; }
-  [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> x, int i) const;
+  /// The rows of the step's vectors: K_ff's and the held slots, all of
+  /// them or (MPI) those kept here.
+  [[nodiscard]] int size() const { return krylov_rows_ ? krylov_rows_->kept() : n_free_ + n_held_; }
+  /// Node i's part of a step vector in its local frame (its held slots'
+  /// values in the held components; without them, `with_held` false, 0
+  /// there); 0 for a node whose rows another rank keeps.
+  [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> x, int i,
+                                           bool with_held = true) const;
+  /// Sets node i's part (nothing for a node whose rows another rank keeps).
   void set_local_part(const Eigen::Vector3d& l, int i, Eigen::VectorXd& x) const;
+  /// Under MPI: the contact nodes whose rows are kept here, and the
+  /// exchanges between the ranks that the step's vectors need.
+  void distribute(const std::vector<int>& held_beside);
   void stiffness_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
   void preconditioner(Eigen::Ref<const Eigen::VectorXd> b, Eigen::VectorXd& z) const;
@@ -608,7 +629,13 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   int gmres(Gmres<Z>& solver, const Eigen::VectorXd& b, double tolerance, bool strict,
             Eigen::VectorXd& x);
   /// dv corrected to W dr (dr, dv from the step's du; see the definition).
+  /// dv of the contact nodes kept here (kept_nodes_).
   void make_motion_consistent(Eigen::VectorXd& dv);
+  /// |v| over the ranks (a vector of rows kept here) or here.
+  template <class Vector>
+  [[nodiscard]] double norm(const Vector& v) const {
+    return krylov_rows_ ? std::sqrt(krylov_rows_->sum(v.squaredNorm())) : v.norm();
+  }
   /// (dr, dv) of the step's du (solution_), dv made consistent.
   void take_solution(Eigen::VectorXd& dr, Eigen::VectorXd& dv);
   /// Whether the last step solve was accepted at a stagnation: the long
@@ -620,6 +647,13 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::shared_ptr<const SparseDelassusOperator> op_;
   int n_free_ = 0, n_held_ = 0;
   std::vector<int> held_slot_;  // 3 per node (local components): slot index or -1
+  // Where each contact node's components are in the step's vectors: its
+  // free dofs (3 per node, global components) and held slots (local
+  // components), -1 if none; under MPI, -1 also for a node whose rows
+  // another rank keeps (krylov_rows_), the free dofs and held slots else.
+  std::vector<int> free_position_, held_position_;
+  std::vector<int> kept_nodes_;  // the contact nodes kept here, ascending
+  int share_rows_ = 0;           // the step vectors' first rows: K_ff's
   std::unique_ptr<LinearSolver> p_factor_;
   // K's pattern, P's values; shared with P's solver where its refined
   // solves iterate on it (refine_approximate_inverse). None where P's
@@ -642,7 +676,9 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // Under MPI, the rows of the GMRES vectors that this rank keeps (its
   // buffers change in the const products: mutable; one thread a rank).
   mutable std::optional<KrylovRows> krylov_rows_;
-  Gmres<double> gmres_{short_restart};  // vectors of the whole mesh: a short restart
+  mutable std::optional<OwnRowsProduct> own_rows_product_;  // K_ff x on the rows kept here
+  std::optional<KrylovRows> node_rows_;  // the contact nodes' vectors (3 a node) by rank
+  Gmres<double> gmres_{short_restart};   // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
   // needed (and used for every step from then on, gmres_'s vectors freed):
   // up to 161 vectors of the whole mesh in double and 160 in single (1.6 GB
@@ -650,7 +686,8 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // krylov_rows_, as of gmres_'s).
   std::optional<Gmres<float>> gmres_long_;
   Eigen::VectorXd rhs_, solution_, work2_, correction_;
-  mutable Eigen::VectorXd scaled_;  // the preconditioner's scratch
+  Eigen::VectorXd kept_dr_, kept_dv_;  // MPI: the kept nodes' dr and dv
+  mutable Eigen::VectorXd scaled_;     // the preconditioner's scratch
 };
 
 SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelassusOperator> op)
@@ -663,8 +700,12 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
   held_slot_.assign(static_cast<std::size_t>(3 * m), -1);
   for (int j = 0; j < 3 * m; ++j)
     if (op_->held_springs()[j] > 0.0) held_slot_[j] = n_free_ + n_held_++;
-  krylov_rows_ = krylov_rows_of(op_->stiffness_solver(), n_held_);
-  if (krylov_rows_) gmres_.distribute(&*krylov_rows_);
+  free_position_ = dofs.free_dofs;
+  held_position_ = held_slot_;
+  kept_nodes_.resize(static_cast<std::size_t>(m));
+  std::iota(kept_nodes_.begin(), kept_nodes_.end(), 0);
+  share_rows_ = n_free_;
+  distribute(op_->held_slots_beside());
   block_positions_.resize(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i)
     for (int a = 0; a < 3; ++a)
@@ -679,40 +720,94 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
   held_diagonal_.assign(static_cast<std::size_t>(3 * m), 0.0);
 }
 
-Eigen::Vector3d SparseNewtonStepSolver::local_part(Eigen::Ref<const Eigen::VectorXd> x,
-                                                   int i) const {
-  Eigen::Vector3d local = op_->dofs().local_part(x, i);
-  for (int k = 0; k < 3; ++k)
-    if (held_slot_[3 * i + k] >= 0) local(k) = x(held_slot_[3 * i + k]);
+// Under MPI every vector of the step is the rows kept here, and a rank
+// works on its own contact nodes: K_ff x exchanges the rows on the borders
+// between the ranks (OwnRowsProduct), P is applied on each rank's rows, and
+// only the step's answer for the contact nodes (3 values a node) is
+// gathered. One process keeps every row and every node, as it always did.
+void SparseNewtonStepSolver::distribute(const std::vector<int>& held_beside) {
+  krylov_rows_ = krylov_rows_of(op_->stiffness_solver(), held_beside);
+  if (!krylov_rows_) return;
+  gmres_.distribute(&*krylov_rows_);
+  own_rows_product_.emplace(*krylov_rows_, op_->stiffness_lower());
+  share_rows_ = krylov_rows_->share_kept();
+  std::vector<int> position(static_cast<std::size_t>(n_free_ + n_held_), -1);
+  for (int k = 0; k < krylov_rows_->kept(); ++k) position[krylov_rows_->kept_rows()[k]] = k;
+  const auto at = [&position](int row) { return row >= 0 ? position[row] : -1; };
+  const int m = op_->dofs().n_nodes();
+  kept_nodes_.clear();
+  std::vector<double> nodes_here;  // for the gather of every rank's
+  for (int i = 0; i < m; ++i) {
+    int here = 0, free = 0;
+    for (int c = 0; c < 3; ++c) {
+      free_position_[3 * i + c] = at(op_->dofs().free_dofs[3 * i + c]);
+      held_position_[3 * i + c] = at(held_slot_[3 * i + c]);
+      free += op_->dofs().free_dofs[3 * i + c] >= 0 ? 1 : 0;
+      here += free_position_[3 * i + c] >= 0 ? 1 : 0;
+    }
+    if (here > 0 && here < free)
+      throw std::logic_error("sparse Newton step: a contact node's rows are on two ranks");
+    if (here > 0) {
+      kept_nodes_.push_back(i);
+      nodes_here.push_back(i);
+    }
+  }
+  // The contact nodes' vectors (dr, dv) by rank: every rank's nodes, rank
+  // by rank.
+  std::vector<double> every;
+  std::vector<int> node_counts;
+  krylov_rows_->gather_parts(nodes_here.data(), static_cast<int>(nodes_here.size()), every,
+                             &node_counts);
+  LinearSolver::RowShare nodes;
+  for (const double i : every)
+    for (int c = 0; c < 3; ++c) nodes.rows.push_back(3 * static_cast<int>(i) + c);
+  for (const int count : node_counts) nodes.counts.push_back(3 * count);
+  KrylovRows* rows = &*krylov_rows_;
+  node_rows_.emplace(nodes, std::vector<int>(), krylov_rows_->rank(),
+                     [rows](const double* mine, int count, double* all,
+                            const std::vector<int>& counts, const std::vector<int>& displacements) {
+                       rows->all_gather(mine, count, all, counts, displacements);
+                     });
+}
+
+Eigen::Vector3d SparseNewtonStepSolver::local_part(Eigen::Ref<const Eigen::VectorXd> x, int i,
+                                                   bool with_held) const {
+  Eigen::Vector3d global;
+  for (int c = 0; c < 3; ++c) {
+    const int at = free_position_[3 * i + c];
+    global(c) = at >= 0 ? x(at) : 0.0;
+  }
+  Eigen::Vector3d local = op_->dofs().frames[i] * global;
+  if (with_held)
+    for (int k = 0; k < 3; ++k)
+      if (held_position_[3 * i + k] >= 0) local(k) = x(held_position_[3 * i + k]);
   return local;
 }
 
 void SparseNewtonStepSolver::set_local_part(const Eigen::Vector3d& l, int i,
                                             Eigen::VectorXd& x) const {
-  const ContactDofs& dofs = op_->dofs();
-  const Eigen::Vector3d global = dofs.frames[i].transpose() * l;
+  const Eigen::Vector3d global = op_->dofs().frames[i].transpose() * l;
   for (int c = 0; c < 3; ++c)
-    if (const int dof = dofs.free_dofs[3 * i + c]; dof >= 0) x(dof) = global(c);
+    if (const int at = free_position_[3 * i + c]; at >= 0) x(at) = global(c);
   for (int k = 0; k < 3; ++k)
-    if (held_slot_[3 * i + k] >= 0) x(held_slot_[3 * i + k]) = l(k);
+    if (held_position_[3 * i + k] >= 0) x(held_position_[3 * i + k]) = l(k);
 }
 
 void SparseNewtonStepSolver::stiffness_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
   y.resize(size());
-  y.head(n_free_).noalias() =
-      op_->stiffness_lower().selfadjointView<Eigen::Lower>() * x.head(n_free_);
+  if (own_rows_product_)
+    own_rows_product_->multiply(x.head(share_rows_), y.head(share_rows_));
+  else
+    y.head(n_free_).noalias() =
+        op_->stiffness_lower().selfadjointView<Eigen::Lower>() * x.head(n_free_);
   const std::vector<double>& springs = op_->held_springs();
-  for (std::size_t j = 0; j < held_slot_.size(); ++j)
-    if (held_slot_[j] >= 0) y(held_slot_[j]) = springs[j] * x(held_slot_[j]);
-  // Under MPI a rank holds its rows of K_ff complete, and others partial:
-  // its rows of y, gathered from every rank (the same bits as a product
-  // with the whole matrix).
-  if (krylov_rows_) krylov_rows_->take_rows_from_their_ranks(y);
+  for (std::size_t j = 0; j < held_position_.size(); ++j)
+    if (held_position_[j] >= 0) y(held_position_[j]) = springs[j] * x(held_position_[j]);
 }
 
 void SparseNewtonStepSolver::step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
   stiffness_times(x, y);
-  for (int i = 0; i < op_->dofs().n_nodes(); ++i) {
+  for (const int i : kept_nodes_) {
     const Eigen::Vector3d row = x_[i] * local_part(y, i) + y_[i] * local_part(x, i);
     set_local_part(row, i, y);
   }
@@ -722,24 +817,32 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
                                             Eigen::VectorXd& z) const {
   Eigen::VectorXd& scaled = scaled_;
   scaled = b;
-  for (int i = 0; i < op_->dofs().n_nodes(); ++i)
-    set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
+  for (const int i : kept_nodes_) set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
   z.resize(size());
-  z.head(n_free_) = scaled.head(n_free_);
+  z.head(share_rows_) = scaled.head(share_rows_);
   // A direct P's approximate inverse is its factor's solve, in single
   // precision where the backend keeps it so (CHOLMOD: about half the time
   // of a double sweep; Gmres is flexible, so its rounding is corrected).
-  if (applies_one_cycle() || !p_factor_->is_iterative())
-    p_factor_->apply_approximate_inverse(z.head(n_free_));
-  else
+  if (applies_one_cycle() || !p_factor_->is_iterative()) {
+    if (krylov_rows_)
+      p_factor_->apply_approximate_inverse_to_own_rows(z.head(share_rows_));
+    else
+      p_factor_->apply_approximate_inverse(z.head(n_free_));
+  } else if (krylov_rows_) {
+    p_factor_->solve_own_rows_to_tolerance(z.head(share_rows_), iterative_preconditioner_tolerance);
+  } else {
     p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
-  for (std::size_t j = 0; j < held_slot_.size(); ++j)
-    if (held_slot_[j] >= 0) z(held_slot_[j]) = scaled(held_slot_[j]) / held_diagonal_[j];
+  }
+  for (std::size_t j = 0; j < held_position_.size(); ++j)
+    if (held_position_[j] >= 0)
+      z(held_position_[j]) = scaled(held_position_[j]) / held_diagonal_[j];
 }
 
 double SparseNewtonStepSolver::set_node_rows(const NewtonStepEquations& equations) {
   rhs_.setZero(size());
   double largest = 1.0;
+  // Every node's rows (P's springs need them all, and the largest
+  // distortion is the same on every rank); the right-hand side's own.
   for (int i = 0; i < op_->dofs().n_nodes(); ++i) {
     double distortion = 1.0;
     set_local_part(scaled_node_rows(equations, i, x_[i], y_[i], distortion), i, rhs_);
@@ -934,15 +1037,22 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
 }
 
 void SparseNewtonStepSolver::take_solution(Eigen::VectorXd& dr, Eigen::VectorXd& dv) {
-  const int m = op_->dofs().n_nodes();
   stiffness_times(solution_, work2_);
-  dr.resize(3 * m);
-  dv.resize(3 * m);
-  for (int i = 0; i < m; ++i) {
-    dv.segment<3>(3 * i) = local_part(solution_, i);
-    dr.segment<3>(3 * i) = local_part(work2_, i);
+  // One process: straight into dr and dv (every node kept).
+  Eigen::VectorXd& kept_dr = node_rows_ ? kept_dr_ : dr;
+  Eigen::VectorXd& kept_dv = node_rows_ ? kept_dv_ : dv;
+  const auto kept = static_cast<Eigen::Index>(kept_nodes_.size());
+  kept_dr.resize(3 * kept);
+  kept_dv.resize(3 * kept);
+  for (Eigen::Index k = 0; k < kept; ++k) {
+    kept_dv.segment<3>(3 * k) = local_part(solution_, kept_nodes_[k]);
+    kept_dr.segment<3>(3 * k) = local_part(work2_, kept_nodes_[k]);
   }
-  make_motion_consistent(dv);
+  make_motion_consistent(kept_dv);
+  if (node_rows_) {
+    node_rows_->gather(kept_dr, dr);
+    node_rows_->gather(kept_dv, dv);
+  }
 }
 
 void SparseNewtonStepSolver::make_motion_consistent(Eigen::VectorXd& dv) {
@@ -959,16 +1069,20 @@ void SparseNewtonStepSolver::make_motion_consistent(Eigen::VectorXd& dv) {
   // -E^T K^-1 e makes dv = W dr to about the accuracy of an exact product:
   // e is already small, and a solve to 1e-4 of it leaves 1e-4 of GMRES's
   // residual (1e-2: 284 steps on the seed punch A; 1e-1: 291).
-  const ContactDofs& dofs = op_->dofs();
-  correction_ = work2_.head(n_free_);
-  for (const int dof : dofs.free_dofs)
-    if (dof >= 0) correction_(dof) = 0.0;
-  const double e_norm = correction_.norm();
-  const double force_norm = work2_.head(n_free_).norm();
+  correction_ = work2_.head(share_rows_);
+  for (const int at : free_position_)
+    if (at >= 0) correction_(at) = 0.0;
+  const double e_norm = norm(correction_);
+  const double force_norm = norm(work2_.head(share_rows_));
   if (e_norm <= consistent_force_share * force_norm) return;
-  op_->stiffness_solver().solve_in_place_to_tolerance(correction_, correction_tolerance);
+  if (krylov_rows_)
+    op_->stiffness_solver().solve_own_rows_to_tolerance(correction_, correction_tolerance);
+  else
+    op_->stiffness_solver().solve_in_place_to_tolerance(correction_, correction_tolerance);
   ++corrections_;
-  for (int i = 0; i < dofs.n_nodes(); ++i) dv.segment<3>(3 * i) -= dofs.local_part(correction_, i);
+  for (std::size_t k = 0; k < kept_nodes_.size(); ++k)
+    dv.segment<3>(3 * static_cast<Eigen::Index>(k)) -=
+        local_part(correction_, kept_nodes_[k], false);
 }
 
 /// Patches of contact nodes for the coarse space of OwnFactorNewtonStep:

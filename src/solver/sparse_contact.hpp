@@ -136,6 +136,10 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// GMRES runs on vectors of the whole mesh; empty on one process or with
   /// `own_factor` (vectors of the contact nodes, kept whole).
   [[nodiscard]] std::vector<int> newton_step_rows_per_rank() const;
+  /// For each held component with a slot in the Newton step's vectors (in
+  /// the order of held_springs()), the free row of its node, with which an
+  /// MPI rank keeps the slot (KrylovRows).
+  [[nodiscard]] std::vector<int> held_slots_beside() const;
   /// The memory available now, as SparseOperatorChoices::available_memory
   /// says (a collective under MPI: every rank must ask at the same point).
   [[nodiscard]] double available_memory() const;

@@ -2,12 +2,16 @@
 // solver/krylov_rows.hpp): two threads stand for two MPI ranks, exchanging
 // through an all-gather of their own. Against the truth of the same GMRES
 // on one process (whose arithmetic is the one it always had) and the
-// system's residual: each rank keeps only its rows of the basis and of the
-// preconditioned vectors, gets the whole solution, and both ranks get the
-// same bits.
+// system's residual: each rank keeps only its rows of every vector, and
+// the ranks' rows put together are one solution, the same bits wherever
+// they are gathered. And the product of a symmetric matrix with a vector
+// kept by rank (OwnRowsProduct), each rank holding its own rows of the
+// matrix complete and others partial: its rows bit for bit those of the
+// whole matrix's product, with only the border rows exchanged.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <Eigen/Sparse>
 #include <barrier>
 #include <thread>
 #include <vector>
@@ -71,10 +75,21 @@ LinearSolver::RowShare two_rank_share(int n) {
   return share;
 }
 
+/// The all-gather of rank `rank` among the threads of `exchange`.
+KrylovRows::AllGather thread_gather(ThreadAllGather& exchange, int rank) {
+  return [&exchange, rank](const double* mine, int count, double* all,
+                           const std::vector<int>& counts, const std::vector<int>& displacements) {
+    exchange(mine, count, all, counts, displacements, rank);
+  };
+}
+
 template <class Z>
 void expect_two_ranks_solve_as_one(int restart) {
-  constexpr int n_shared = 61, extra = 4;  // the extra rows: rank 0's (held slots)
-  constexpr int n = n_shared + extra;
+  constexpr int n_shared = 61;
+  // The extra rows (held slots) go with the ranks of these rows: two with
+  // rank 0's, two with rank 1's ((row / 3) % 2, two_rank_share).
+  const std::vector<int> beside = {1, 4, 10, 0};
+  const int n = n_shared + static_cast<int>(beside.size());
   const TestSystem system(n);
   const auto apply = [&](const Eigen::VectorXd& x, Eigen::VectorXd& y) { system.apply(x, y); };
   const auto precondition = [&](Eigen::Ref<const Eigen::VectorXd> v, Eigen::VectorXd& z) {
@@ -95,23 +110,38 @@ void expect_two_ranks_solve_as_one(int restart) {
   int iterations[2] = {0, 0};
   Eigen::Index held[2] = {0, 0};
   const auto rank_run = [&](int rank) {
-    KrylovRows rows(
-        share, extra, rank,
-        [&exchange, rank](const double* mine, int count, double* all,
-                          const std::vector<int>& counts, const std::vector<int>& displacements) {
-          exchange(mine, count, all, counts, displacements, rank);
-        });
+    KrylovRows rows(share, beside, rank, thread_gather(exchange, rank));
+    // The operator and the preconditioner on the rows kept here, as the
+    // sparse Newton step's are (through the whole vector here: the test's
+    // truth, not the exchange under test).
+    Eigen::VectorXd whole, result;
+    const auto kept_apply = [&](const Eigen::VectorXd& x_kept, Eigen::VectorXd& y_kept) {
+      rows.gather(x_kept, whole);
+      system.apply(whole, result);
+      y_kept.resize(rows.kept());
+      rows.take(result, y_kept);
+    };
+    const auto kept_precondition = [&](Eigen::Ref<const Eigen::VectorXd> v_kept,
+                                       Eigen::VectorXd& z_kept) {
+      rows.gather(v_kept, whole);
+      system.precondition(whole, result);
+      z_kept.resize(rows.kept());
+      rows.take(result, z_kept);
+    };
+    Eigen::VectorXd b_kept(rows.kept()), x_kept;
+    rows.take(system.b, b_kept);
     Gmres<Z> gmres(restart);
     gmres.distribute(&rows);
-    iterations[rank] = gmres.solve(apply, precondition, system.b, tolerance, true, x[rank]);
+    iterations[rank] = gmres.solve(kept_apply, kept_precondition, b_kept, tolerance, true, x_kept);
     held[rank] = gmres.rows_held();
+    rows.gather(x_kept, x[rank]);
   };
   std::thread other(rank_run, 1);
   rank_run(0);
   other.join();
 
-  EXPECT_EQ(held[0], share.counts[0] + extra);
-  EXPECT_EQ(held[1], share.counts[1]);
+  EXPECT_EQ(held[0], share.counts[0] + 2);
+  EXPECT_EQ(held[1], share.counts[1] + 2);
   EXPECT_LT(held[0], n);
   EXPECT_LT(held[1], n);
   // The same bits on both ranks, and the one-process solve's answer to the
@@ -135,7 +165,7 @@ TEST(KrylovRows, GatherPutsEveryRanksRowsInTheirPlaces) {
   // One "rank" of two whose all-gather hands back a fixed other half: the
   // whole vector has every row in its place, rank 1's rows from the other.
   const LinearSolver::RowShare share = two_rank_share(10);
-  KrylovRows rows(share, 2, 0,
+  KrylovRows rows(share, {0, 2}, 0,
                   [&](const double* mine, int count, double* all, const std::vector<int>& counts,
                       const std::vector<int>& displacements) {
                     ASSERT_EQ(counts.size(), 2u);
@@ -158,8 +188,95 @@ TEST(KrylovRows, GatherPutsEveryRanksRowsInTheirPlaces) {
 TEST(KrylovRows, RefusesAShareThatDoesNotCoverItsRows) {
   LinearSolver::RowShare share = two_rank_share(10);
   share.counts[1] -= 1;
-  EXPECT_THROW(KrylovRows(share, 0, 0, {}), std::logic_error);
-  EXPECT_THROW(KrylovRows(two_rank_share(10), 0, 2, {}), std::logic_error);
+  EXPECT_THROW(KrylovRows(share, {}, 0, {}), std::logic_error);
+  EXPECT_THROW(KrylovRows(two_rank_share(10), {}, 2, {}), std::logic_error);
+  EXPECT_THROW(KrylovRows(two_rank_share(10), {10}, 0, {}), std::logic_error);  // no row 10
+  LinearSolver::RowShare twice = two_rank_share(10);
+  twice.rows[1] = twice.rows[0];
+  EXPECT_THROW(KrylovRows(twice, {}, 0, {}), std::logic_error);
+}
+
+TEST(KrylovRows, ExtraRowsGoWithTheRanksOfTheirRows) {
+  // Rows 0-2 and 6-8 are rank 0's, 3-5 and 9 rank 1's; extra row 10 goes
+  // with row 4 (rank 1), 11 with row 7 (rank 0), 12 with row 9 (rank 1).
+  const LinearSolver::RowShare share = two_rank_share(10);
+  const KrylovRows rank0(share, {4, 7, 9}, 0, {}), rank1(share, {4, 7, 9}, 1, {});
+  EXPECT_EQ(rank0.share_kept(), share.counts[0]);
+  EXPECT_EQ(rank1.share_kept(), share.counts[1]);
+  const std::vector<int> rows0(rank0.kept_rows(), rank0.kept_rows() + rank0.kept());
+  const std::vector<int> rows1(rank1.kept_rows(), rank1.kept_rows() + rank1.kept());
+  EXPECT_EQ(rows0, (std::vector<int>{0, 1, 2, 6, 7, 8, 11}));
+  EXPECT_EQ(rows1, (std::vector<int>{3, 4, 5, 9, 10, 12}));
+  EXPECT_EQ(rank0.counts(), (std::vector<int>{7, 6}));
+}
+
+/// A symmetric positive definite matrix of n rows with the couplings of a
+/// 3D grid of side `side` (n = side^3, rows in grid order), lower triangle.
+SparseMatrix grid_lower(int side) {
+  const int n = side * side * side;
+  std::vector<Eigen::Triplet<double>> entries;
+  std::srand(11);
+  for (int i = 0; i < n; ++i) {
+    const int x = i % side, y = (i / side) % side, z = i / (side * side);
+    entries.emplace_back(i, i, 10.0 + std::rand() % 7);
+    for (const int step : {1, side, side * side}) {
+      const bool inside = step == 1 ? x > 0 : step == side ? y > 0 : z > 0;
+      if (inside) entries.emplace_back(i, i - step, -1.0 + 0.01 * (std::rand() % 50));
+    }
+  }
+  SparseMatrix lower(n, n);
+  lower.setFromTriplets(entries.begin(), entries.end());
+  return lower;
+}
+
+TEST(OwnRowsProduct, EachRanksRowsAreThoseOfTheWholeProductBitForBitWithOnlyBordersExchanged) {
+  constexpr int side = 6, n = side * side * side;
+  const SparseMatrix whole = grid_lower(side);
+  // Two ranks: the lower half of the grid (z < 3) rank 0's, the upper rank
+  // 1's, as a graph partition divides it; listed in grid order.
+  LinearSolver::RowShare share;
+  share.counts = {n / 2, n / 2};
+  for (int i = 0; i < n; ++i) share.rows.push_back(i);
+  // Each rank's matrix: its own rows complete (every entry touching them),
+  // and more entries between the other rank's rows, with other values
+  // (a rank's partial rows: distributed_assembly.hpp); they must not count.
+  const auto rank_matrix = [&](int rank) {
+    std::vector<Eigen::Triplet<double>> entries;
+    for (int j = 0; j < n; ++j)
+      for (SparseMatrix::InnerIterator it(whole, j); it; ++it) {
+        const bool own = (it.row() < n / 2) == (rank == 0) || (j < n / 2) == (rank == 0);
+        const bool partial = !own && it.row() - j == side * side;
+        if (own) entries.emplace_back(it.row(), j, it.value());
+        if (partial) entries.emplace_back(it.row(), j, 1e3 * it.value());
+      }
+    SparseMatrix lower(n, n);
+    lower.setFromTriplets(entries.begin(), entries.end());
+    return lower;
+  };
+  const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0).array().sin();
+  const Eigen::VectorXd truth = whole.selfadjointView<Eigen::Lower>() * x;
+  ThreadAllGather exchange(2);
+  Eigen::VectorXd y[2];
+  int exchanged[2] = {0, 0};
+  const auto rank_run = [&](int rank) {
+    const SparseMatrix lower = rank_matrix(rank);
+    KrylovRows rows(share, {}, rank, thread_gather(exchange, rank));
+    OwnRowsProduct product(rows, lower);
+    Eigen::VectorXd x_kept(rows.kept()), y_kept(rows.kept());
+    rows.take(x, x_kept);
+    product.multiply(x_kept, y_kept);
+    product.multiply(x_kept, y_kept);  // twice: nothing left over from the first
+    rows.gather(y_kept, y[rank]);
+    exchanged[rank] = product.exchanged_rows();
+  };
+  std::thread other(rank_run, 1);
+  rank_run(0);
+  other.join();
+  EXPECT_TRUE(y[0] == truth);
+  EXPECT_TRUE(y[1] == truth);
+  // The two layers of the grid on either side of the border, not the whole.
+  EXPECT_EQ(exchanged[0], 2 * side * side);
+  EXPECT_EQ(exchanged[1], 2 * side * side);
 }
 
 }  // namespace
