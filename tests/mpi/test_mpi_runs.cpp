@@ -238,7 +238,7 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
 
 // The quarter model's contact nodes on the symmetry planes hold a
 // component at zero: the sparse path's Newton step carries a slot for each,
-// which rank 0 keeps of the GMRES vectors beside its rows of K_ff. A small
+// which the rank of the node's rows keeps beside them. A small
 // quarter (core = ring = 12, 6 layers), first loading and one cycle, on two
 // ranks with the sparse path over CG and GAMG, against the serial CHOLMOD
 // run of the same file (its default, dense path).
@@ -266,7 +266,7 @@ TEST(MpiRun, TwoRanksOnAQuarterWithHeldComponentsOnTheSparsePathGiveTheSerialRes
   const std::string summary = summary_of(results);
   const auto [rows_per_rank, free] = newton_step_rows_and_free(summary);
   ASSERT_EQ(rows_per_rank.size(), 2u) << summary;
-  // The held slots come on top of the free unknowns (rank 0's).
+  // The held slots come on top of the free unknowns.
   EXPECT_GT(rows_per_rank[0] + rows_per_rank[1], free) << summary;
   EXPECT_LT(rows_per_rank[0] + rows_per_rank[1], free + free / 10) << summary;
 }
