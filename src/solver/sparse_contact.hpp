@@ -73,8 +73,9 @@ class SparseDelassusOperator final : public DelassusOperator,
                                      public std::enable_shared_from_this<SparseDelassusOperator> {
  public:
   /// `k_lower`: the lower triangle of K_ff (compressed; under MPI the rows
-  /// of the rank and of the contact nodes complete: products with it are
-  /// gathered from every rank's rows); `k_factor`: K_ff's
+  /// of the rank and of the contact nodes complete: the Newton step's
+  /// products with it give each rank its own rows, OwnRowsProduct);
+  /// `k_factor`: K_ff's
   /// factorization, shared with the analysis (with a second factorization
   /// for the Newton steps, make_newton_step keeps it in single precision:
   /// LinearSolver::keep_factor_in_single_precision).
