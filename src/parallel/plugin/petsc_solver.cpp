@@ -250,6 +250,11 @@ class PetscLinearSolver final : public LinearSolver {
   /// solution_ (counts a solve); throws where x is not this rank's rows.
   void own_rows_in(Eigen::Ref<const Eigen::VectorXd> x) const;
   void own_rows_out(Eigen::Ref<Eigen::VectorXd> x) const;
+  /// rhs_ -> solution_: the Krylov method's preconditioner once (counted as
+  /// an iteration), MUMPS's solve (its preconditioner is its factor).
+  void apply_preconditioner() const;
+  /// rhs_ -> solution_ by the Krylov method (or MUMPS), convergence checked.
+  void solve_rhs() const;
   void check_converged() const;
   void destroy();
 
@@ -531,15 +536,8 @@ void PetscLinearSolver::solve_vector(Eigen::Ref<Eigen::VectorXd> x,
 void PetscLinearSolver::apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const {
   const std::lock_guard<std::mutex> lock(petsc_mutex);
   if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
-  if (settings_.method == PetscMethod::direct) {
-    solve_one(x.data(), x.data());
-    return;
-  }
-  PC pc = nullptr;
-  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
   scatter_in(x.data());
-  check(PCApply(pc, rhs_, solution_), "PCApply");
-  ++krylov_iterations_;
+  apply_preconditioner();
   gather_out(x.data());
 }
 
@@ -547,16 +545,24 @@ void PetscLinearSolver::apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x)
 void PetscLinearSolver::apply_approximate_inverse_to_own_rows(Eigen::Ref<Eigen::VectorXd> x) const {
   const std::lock_guard<std::mutex> lock(petsc_mutex);
   own_rows_in(x);
-  if (settings_.method == PetscMethod::direct) {
-    check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
-    check_converged();
-  } else {
-    PC pc = nullptr;
-    check(KSPGetPC(ksp_, &pc), "KSPGetPC");
-    check(PCApply(pc, rhs_, solution_), "PCApply");
-    ++krylov_iterations_;
-  }
+  apply_preconditioner();
   own_rows_out(x);
+}
+
+void PetscLinearSolver::apply_preconditioner() const {
+  if (settings_.method == PetscMethod::direct) {
+    solve_rhs();
+    return;
+  }
+  PC pc = nullptr;
+  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
+  check(PCApply(pc, rhs_, solution_), "PCApply");
+  ++krylov_iterations_;
+}
+
+void PetscLinearSolver::solve_rhs() const {
+  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
+  check_converged();
 }
 
 void PetscLinearSolver::solve_own_rows_to_tolerance(Eigen::Ref<Eigen::VectorXd> x,
@@ -566,8 +572,7 @@ void PetscLinearSolver::solve_own_rows_to_tolerance(Eigen::Ref<Eigen::VectorXd> 
   std::optional<LooserTolerance> looser;
   if (relative_tolerance > 0.0 && settings_.method != PetscMethod::direct)
     looser.emplace(ksp_, relative_tolerance, tolerance_in_effect_);
-  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
-  check_converged();
+  solve_rhs();
   own_rows_out(x);
 }
 
@@ -594,8 +599,7 @@ void PetscLinearSolver::own_rows_out(Eigen::Ref<Eigen::VectorXd> x) const {
 // before x is written.
 void PetscLinearSolver::solve_one(const double* b, double* x) const {
   scatter_in(b);
-  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
-  check_converged();
+  solve_rhs();
   gather_out(x);
 }
 
