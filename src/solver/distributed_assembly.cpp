@@ -60,9 +60,7 @@ AssemblyShare assembly_share(const Mesh& mesh, const DofPartition& partition,
   if (ranks < 1 || rank < 0 || rank >= ranks ||
       static_cast<int>(free_rows.rows.size()) != partition.n_free())
     throw std::logic_error("assembly_share: the share does not divide the free rows");
-  std::vector<int> rank_of_free(static_cast<std::size_t>(partition.n_free()), -1);
-  for (int r = 0, k = 0; r < ranks; ++r)
-    for (int i = 0; i < free_rows.counts[r]; ++i) rank_of_free[free_rows.rows[k++]] = r;
+  const std::vector<int> rank_of_free = LinearSolver::rank_of_each_row(free_rows);
   // A node's rows must all be on one rank: each rank's rows of K u (and
   // the rows it assembles) are then those of its nodes.
   std::vector<int> node_rank(static_cast<std::size_t>(n_nodes), -1);

@@ -15,18 +15,9 @@ KrylovRows::KrylovRows(const LinearSolver::RowShare& share,
     : counts_(share.counts), rank_(rank), all_gather_(std::move(all_gather)) {
   const int ranks = static_cast<int>(counts_.size());
   const int n = static_cast<int>(share.rows.size());
-  if (ranks == 0 || rank < 0 || rank >= ranks ||
-      std::accumulate(counts_.begin(), counts_.end(), 0) != n)
-    throw std::logic_error("KrylovRows: the share does not divide its rows among the ranks");
+  if (rank < 0 || rank >= ranks) throw std::logic_error("KrylovRows: no such rank");
+  const std::vector<int> rank_of_row = LinearSolver::rank_of_each_row(share);
   share_kept_ = counts_[rank_];
-  std::vector<int> rank_of_row(static_cast<std::size_t>(n), -1);
-  for (int r = 0, k = 0; r < ranks; ++r)
-    for (const int end = k + counts_[r]; k < end; ++k) {
-      const int row = share.rows[k];
-      if (row < 0 || row >= n || rank_of_row[row] >= 0)
-        throw std::logic_error("KrylovRows: the share's rows are not each row once");
-      rank_of_row[row] = r;
-    }
   std::vector<int> extra_rank(extra_rows_beside.size());
   for (std::size_t k = 0; k < extra_rows_beside.size(); ++k) {
     const int beside = extra_rows_beside[k];

@@ -92,4 +92,19 @@ CondensedMatrices LinearSolver::factorize_lower_and_condense(const SparseMatrix&
   return {std::move(stiffness), std::move(compliance)};
 }
 
+std::vector<int> LinearSolver::rank_of_each_row(const RowShare& share) {
+  const auto n = static_cast<int>(share.rows.size());
+  std::vector<int> rank(static_cast<std::size_t>(n), -1);
+  int k = 0;
+  for (std::size_t r = 0; r < share.counts.size(); ++r)
+    for (int i = 0; i < share.counts[r]; ++i, ++k) {
+      const int row = k < n ? share.rows[k] : -1;
+      if (row < 0 || row >= n || rank[row] >= 0)
+        throw std::logic_error("row share: its rows are not every row once");
+      rank[row] = static_cast<int>(r);
+    }
+  if (k != n) throw std::logic_error("row share: its counts do not add up to its rows");
+  return rank;
+}
+
 }  // namespace bipo

@@ -228,6 +228,10 @@ class LinearSolver {
     std::vector<int> counts;
   };
   [[nodiscard]] virtual RowShare row_share() const { return {}; }
+  /// The rank of each row of `share` (rows 0 ... n - 1, n its rows);
+  /// throws std::logic_error unless the share lists every row once and its
+  /// counts add up to them.
+  [[nodiscard]] static std::vector<int> rank_of_each_row(const RowShare& share);
   /// The graph of the matrix's rows by node, for dividing them among the
   /// ranks before the matrix exists: vertex k is a node with free unknowns,
   /// its rows are first_row[k] ... first_row[k + 1] - 1 (consecutive,

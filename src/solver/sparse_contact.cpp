@@ -161,13 +161,8 @@ std::vector<int> SparseDelassusOperator::newton_step_rows_per_rank() const {
 
 std::vector<int> SparseDelassusOperator::held_slots_beside() const {
   std::vector<int> beside;
-  for (std::size_t j = 0; j < held_springs_.size(); ++j) {
-    if (held_springs_[j] <= 0.0) continue;
-    const std::size_t node = j / 3;
-    int row = -1;
-    for (std::size_t c = 0; c < 3 && row < 0; ++c) row = dofs_.free_dofs[3 * node + c];
-    beside.push_back(row);  // >= 0: the normal is never held
-  }
+  for (std::size_t j = 0; j < held_springs_.size(); ++j)
+    if (held_springs_[j] > 0.0) beside.push_back(dofs_.first_free_dof(static_cast<int>(j / 3)));
   return beside;
 }
 
@@ -734,26 +729,20 @@ void SparseNewtonStepSolver::distribute(const std::vector<int>& held_beside) {
   std::vector<int> position(static_cast<std::size_t>(n_free_ + n_held_), -1);
   for (int k = 0; k < krylov_rows_->kept(); ++k) position[krylov_rows_->kept_rows()[k]] = k;
   const auto at = [&position](int row) { return row >= 0 ? position[row] : -1; };
-  const int m = op_->dofs().n_nodes();
+  // A node's rows are on one rank (the rows were divided by node,
+  // LinearSolver::divide_rows).
+  const ContactDofs& dofs = op_->dofs();
   kept_nodes_.clear();
-  std::vector<double> nodes_here;  // for the gather of every rank's
-  for (int i = 0; i < m; ++i) {
-    int here = 0, free = 0;
+  for (int i = 0; i < dofs.n_nodes(); ++i) {
     for (int c = 0; c < 3; ++c) {
-      free_position_[3 * i + c] = at(op_->dofs().free_dofs[3 * i + c]);
+      free_position_[3 * i + c] = at(dofs.free_dofs[3 * i + c]);
       held_position_[3 * i + c] = at(held_slot_[3 * i + c]);
-      free += op_->dofs().free_dofs[3 * i + c] >= 0 ? 1 : 0;
-      here += free_position_[3 * i + c] >= 0 ? 1 : 0;
     }
-    if (here > 0 && here < free)
-      throw std::logic_error("sparse Newton step: a contact node's rows are on two ranks");
-    if (here > 0) {
-      kept_nodes_.push_back(i);
-      nodes_here.push_back(i);
-    }
+    if (at(dofs.first_free_dof(i)) >= 0) kept_nodes_.push_back(i);
   }
   // The contact nodes' vectors (dr, dv) by rank: every rank's nodes, rank
   // by rank.
+  const std::vector<double> nodes_here(kept_nodes_.begin(), kept_nodes_.end());
   std::vector<double> every;
   std::vector<int> node_counts;
   krylov_rows_->gather_parts(nodes_here.data(), static_cast<int>(nodes_here.size()), every,

@@ -32,6 +32,13 @@ struct ContactDofs {
   std::vector<Eigen::Matrix3d> frames;
   std::vector<Eigen::Vector3d> positions;
   [[nodiscard]] int n_nodes() const { return static_cast<int>(frames.size()); }
+  /// Node i's first free dof (never -1: the normal is never held); an MPI
+  /// rank keeps a node, and its held slots, where it keeps this row.
+  [[nodiscard]] int first_free_dof(int i) const {
+    int dof = -1;
+    for (int c = 0; c < 3 && dof < 0; ++c) dof = free_dofs[3 * i + c];
+    return dof;
+  }
   /// Node i's part of a vector on the free dofs (the first rows of
   /// `free_vector`), in the node's local frame; a held global component
   /// counts as 0.
