@@ -665,9 +665,13 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
     j["contact_solver"]["preconditioner"] = run_.contact_preconditioner;
     j["contact_solver"]["preconditioner_reason"] = run_.contact_preconditioner_reason;
   }
-  // Under MPI, the rows of the Newton step's GMRES vectors on each rank.
+  // Under MPI, the rows of the Newton step's GMRES vectors on each rank,
+  // and those that it receives from its neighbours in each product K_ff x.
   if (!run_.contact_newton_step_rows_per_rank.empty())
     j["contact_solver"]["newton_step_rows_per_rank"] = run_.contact_newton_step_rows_per_rank;
+  if (!run_.contact_newton_step_received_rows_per_rank.empty())
+    j["contact_solver"]["newton_step_received_rows_per_rank"] =
+        run_.contact_newton_step_received_rows_per_rank;
   if (total_contact_preconditioner_iterations_ > 0)
     j["contact_solver"]["preconditioner_krylov_iterations"] =
         total_contact_preconditioner_iterations_;

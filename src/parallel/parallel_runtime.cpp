@@ -148,6 +148,18 @@ void parallel_all_gather(const double* mine, int count, double* all, const std::
     std::copy(mine, mine + count, all);
 }
 
+void parallel_all_to_all(const double* send, const std::vector<int>& send_counts,
+                         const std::vector<int>& send_displacements, double* receive,
+                         const std::vector<int>& receive_counts,
+                         const std::vector<int>& receive_displacements) {
+  if (parallel_runtime_started())
+    plugin->all_to_all(send, send_counts.data(), send_displacements.data(), receive,
+                       receive_counts.data(), receive_displacements.data());
+  else
+    std::copy(send + send_displacements[0], send + send_displacements[0] + send_counts[0],
+              receive + receive_displacements[0]);
+}
+
 void parallel_abort(int exit_code) {
   if (parallel_runtime_started()) plugin->abort(exit_code);
   std::exit(exit_code);

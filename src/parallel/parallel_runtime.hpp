@@ -49,6 +49,15 @@ void parallel_min_max(double value, double& min, double& max);
 void parallel_all_gather(const double* mine, int count, double* all, const std::vector<int>& counts,
                          const std::vector<int>& displacements);
 
+/// Rank r's `send_counts[r]` values from `send + send_displacements[r]` to
+/// rank r, and rank r's to this rank into `receive +
+/// receive_displacements[r]` (collective: MPI_Alltoallv; this rank's own
+/// values copied when the runtime is not started). Allocates nothing.
+void parallel_all_to_all(const double* send, const std::vector<int>& send_counts,
+                         const std::vector<int>& send_displacements, double* receive,
+                         const std::vector<int>& receive_counts,
+                         const std::vector<int>& receive_displacements);
+
 /// Ends every rank with `exit_code` (MPI_Abort); std::exit when the runtime
 /// is not started.
 [[noreturn]] void parallel_abort(int exit_code);

@@ -19,8 +19,9 @@ namespace bipo {
 /// factorize_lower_changed and factorize_lower_and_condense, 3 since
 /// processes(), 4 since all_gather and LinearSolver::row_share(), 5 since
 /// LinearSolver::divide_rows(), 6 since the solves on a process's own rows
-/// (LinearSolver::apply_approximate_inverse_to_own_rows).
-inline constexpr int kParallelPluginApiVersion = 6;
+/// (LinearSolver::apply_approximate_inverse_to_own_rows), 7 since
+/// all_to_all.
+inline constexpr int kParallelPluginApiVersion = 7;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {
@@ -43,6 +44,12 @@ struct ParallelPluginApi {
   /// MPI_Allgatherv).
   void (*all_gather)(const double* mine, int count, double* all, const int* counts,
                      const int* displacements);
+  /// Rank r's `send_counts[r]` values from `send + send_displacements[r]`
+  /// to rank r, and rank r's values to this rank into `receive +
+  /// receive_displacements[r]`, `receive_counts[r]` of them (a collective:
+  /// MPI_Alltoallv; counts of 0 between ranks that exchange nothing).
+  void (*all_to_all)(const double* send, const int* send_counts, const int* send_displacements,
+                     double* receive, const int* receive_counts, const int* receive_displacements);
   /// A new PETSc linear solver of K_ff, owned by the caller; on failure
   /// nullptr and the reason in `error`.
   LinearSolver* (*make_linear_solver)(const PetscSolverSettings& settings, std::string* error);

@@ -291,6 +291,8 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
   if (const std::string reason = contact_preconditioner_reason(); !reason.empty())
     report_setup_phase("the contact Newton steps' preconditioner: " +
                        std::string(contact_preconditioner()) + " (" + reason + ")");
+  if (const SparseDelassusOperator* sparse = sparse_operator())
+    newton_step_received_rows_per_rank_ = sparse->newton_step_received_rows_per_rank();
   setup_progress_ = nullptr;  // the application's callback may not outlive the set-up
   start_at_rest();
   if (case_.wear) set_up_wear();

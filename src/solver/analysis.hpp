@@ -232,6 +232,11 @@ class Analysis {
   [[nodiscard]] std::string contact_preconditioner_reason() const;
   /// SparseDelassusOperator::newton_step_rows_per_rank; empty on the dense path.
   [[nodiscard]] std::vector<int> contact_newton_step_rows_per_rank() const;
+  /// SparseDelassusOperator::newton_step_received_rows_per_rank, found at
+  /// the set-up; empty where contact_newton_step_rows_per_rank() is.
+  [[nodiscard]] const std::vector<int>& contact_newton_step_received_rows_per_rank() const {
+    return newton_step_received_rows_per_rank_;
+  }
   [[nodiscard]] std::string contact_solver() const {
     return contact_->condensed_operators() && !contact_->condensed_operators()->dense() ? "sparse"
                                                                                         : "dense";
@@ -331,6 +336,7 @@ class Analysis {
   // memory rules.
   double stiffness_lower_entries_ = 0.0;
   std::vector<long> stiffness_entries_per_rank_;
+  std::vector<int> newton_step_received_rows_per_rank_;  // found at the set-up
   std::unique_ptr<DofPartition> partition_;
   std::shared_ptr<LinearSolver> solver_;  // shared by analyses of the same body
   std::unique_ptr<NodeToPlaneContact> contact_;

@@ -89,52 +89,87 @@ void KrylovRows::gather_parts(const double* mine, int count, std::vector<double>
   if (counts != nullptr) *counts = std::move(each);
 }
 
-OwnRowsProduct::OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower)
-    : rows_(rows), lower_(lower) {
+std::vector<std::vector<int>> rows_needed_from_each_rank(const KrylovRows& rows,
+                                                         const SparseMatrix& lower) {
   const auto n = static_cast<int>(lower.rows());
   const int own = rows.share_kept();
   const int* kept = rows.kept_rows();
-  std::vector<int> position(static_cast<std::size_t>(n), -1);  // among the rows kept here
+  std::vector<char> is_own(static_cast<std::size_t>(n), 0);
   for (int k = 0; k < own; ++k) {
     if (kept[k] < 0 || kept[k] >= n)
       throw std::logic_error("OwnRowsProduct: a row kept here is not the matrix's");
-    position[kept[k]] = k;
+    is_own[kept[k]] = 1;
   }
-  // An entry between an own row and another rank's: the own row is a
-  // border row (the other rank's own rows are complete in its matrix, so
-  // it finds the same coupling from its side).
-  std::vector<char> border(static_cast<std::size_t>(own), 0);
+  // The other ranks' rows that an own row's entries reach: what an own row
+  // of the product needs (own rows are complete here; the entries between
+  // other ranks' rows reach only their rows of the product).
+  std::vector<char> needed(static_cast<std::size_t>(n), 0);
   for (int j = 0; j < lower.outerSize(); ++j)
-    for (SparseMatrix::InnerIterator it(lower, j); it; ++it) {
-      const int pi = position[it.row()], pj = position[j];
-      if ((pi >= 0) != (pj >= 0)) border[pi >= 0 ? pi : pj] = 1;
+    for (SparseMatrix::InnerIterator it(lower, j); it; ++it)
+      if (is_own[it.row()] != is_own[j]) needed[is_own[j] != 0 ? it.row() : j] = 1;
+  const std::vector<int> rank_of_row = rows.rank_of_each_row();
+  std::vector<std::vector<int>> asked(rows.counts().size());
+  for (int row = 0; row < n; ++row)
+    if (needed[row] != 0) {
+      if (row >= static_cast<int>(rank_of_row.size()) || rank_of_row[row] < 0)
+        throw std::logic_error("OwnRowsProduct: a row of the matrix is kept by no rank");
+      asked[rank_of_row[row]].push_back(row);
     }
-  std::vector<double> mine;
-  for (int k = 0; k < own; ++k)
-    if (border[k] != 0) {
-      own_border_positions_.push_back(k);
-      mine.push_back(kept[k]);
-    }
-  const auto own_borders = static_cast<int>(own_border_positions_.size());
-  std::vector<double> every;
-  rows_.gather_parts(mine.data(), own_borders, every, &border_counts_);
-  border_rows_.assign(every.begin(), every.end());
-  border_displacements_.assign(border_counts_.size(), 0);
-  std::partial_sum(border_counts_.begin(), border_counts_.end() - 1,
-                   border_displacements_.begin() + 1);
-  sent_.resize(own_borders);
-  received_.resize(static_cast<Eigen::Index>(border_rows_.size()));
+  return asked;
+}
+
+OwnRowsProduct::OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower, AllToAll all_to_all)
+    : rows_(rows), lower_(lower), all_to_all_(std::move(all_to_all)) {
+  const auto n = static_cast<int>(lower.rows());
+  const std::vector<std::vector<int>> asked = rows_needed_from_each_rank(rows, lower);
+  const auto ranks = static_cast<int>(asked.size());
+  receive_counts_.assign(static_cast<std::size_t>(ranks), 0);
+  for (int r = 0; r < ranks; ++r) {
+    receive_counts_[r] = static_cast<int>(asked[r].size());
+    received_rows_.insert(received_rows_.end(), asked[r].begin(), asked[r].end());
+  }
+  receive_displacements_.assign(static_cast<std::size_t>(ranks), 0);
+  std::partial_sum(receive_counts_.begin(), receive_counts_.end() - 1,
+                   receive_displacements_.begin() + 1);
+  // Each rank tells each other how many of its rows, and which, it needs.
+  const std::vector<int> ones(static_cast<std::size_t>(ranks), 1);
+  std::vector<int> each_rank(static_cast<std::size_t>(ranks));
+  std::iota(each_rank.begin(), each_rank.end(), 0);
+  const std::vector<double> wanted(receive_counts_.begin(), receive_counts_.end());
+  std::vector<double> to_send(static_cast<std::size_t>(ranks));
+  all_to_all_(wanted.data(), ones, each_rank, to_send.data(), ones, each_rank);
+  send_counts_.assign(to_send.begin(), to_send.end());
+  send_displacements_.assign(static_cast<std::size_t>(ranks), 0);
+  std::partial_sum(send_counts_.begin(), send_counts_.end() - 1, send_displacements_.begin() + 1);
+  const std::vector<double> asked_rows(received_rows_.begin(), received_rows_.end());
+  std::vector<double> rows_to_send(
+      static_cast<std::size_t>(send_displacements_.back() + send_counts_.back()));
+  all_to_all_(asked_rows.data(), receive_counts_, receive_displacements_, rows_to_send.data(),
+              send_counts_, send_displacements_);
+  std::vector<int> position(static_cast<std::size_t>(n), -1);  // among the rows kept here
+  for (int k = 0; k < rows.share_kept(); ++k) position[rows.kept_rows()[k]] = k;
+  bool all_kept_here = true;
+  for (const double row : rows_to_send) {
+    const int at = row >= 0 && row < n ? position[static_cast<int>(row)] : -1;
+    all_kept_here = all_kept_here && at >= 0;
+    send_positions_.push_back(at);
+  }
+  // Every rank learns it, so that none is left waiting in a product.
+  if (rows_.sum(all_kept_here ? 0.0 : 1.0) > 0.0)
+    throw std::logic_error("OwnRowsProduct: a rank asked another for a row that it does not keep");
+  sent_.resize(static_cast<Eigen::Index>(send_positions_.size()));
+  received_.resize(static_cast<Eigen::Index>(received_rows_.size()));
   x_whole_.setZero(n);
   y_whole_.resize(n);
 }
 
 void OwnRowsProduct::multiply(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> y) {
-  for (std::size_t k = 0; k < own_border_positions_.size(); ++k)
-    sent_(static_cast<Eigen::Index>(k)) = x(own_border_positions_[k]);
-  rows_.all_gather(sent_.data(), static_cast<int>(sent_.size()), received_.data(), border_counts_,
-                   border_displacements_);
-  for (std::size_t k = 0; k < border_rows_.size(); ++k)
-    x_whole_(border_rows_[k]) = received_(static_cast<Eigen::Index>(k));
+  for (std::size_t k = 0; k < send_positions_.size(); ++k)
+    sent_(static_cast<Eigen::Index>(k)) = x(send_positions_[k]);
+  all_to_all_(sent_.data(), send_counts_, send_displacements_, received_.data(), receive_counts_,
+              receive_displacements_);
+  for (std::size_t k = 0; k < received_rows_.size(); ++k)
+    x_whole_(received_rows_[k]) = received_(static_cast<Eigen::Index>(k));
   const int* kept = rows_.kept_rows();
   for (int k = 0; k < rows_.share_kept(); ++k) x_whole_(kept[k]) = x(k);
   y_whole_.noalias() = lower_.selfadjointView<Eigen::Lower>() * x_whole_;
@@ -148,9 +183,25 @@ std::optional<KrylovRows> krylov_rows_of(const LinearSolver& backend,
   return KrylovRows(share, extra_rows_beside, parallel_rank(), gather_over_ranks);
 }
 
+std::vector<int> KrylovRows::rank_of_each_row() const {
+  std::vector<int> rank(all_rows_.size(), -1);
+  for (std::size_t r = 0; r < counts_.size(); ++r)
+    for (int k = displacements_[r]; k < displacements_[r] + counts_[r]; ++k)
+      rank[all_rows_[k]] = static_cast<int>(r);
+  return rank;
+}
+
 void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,
                        const std::vector<int>& displacements) {
   parallel_all_gather(mine, count, all, counts, displacements);
+}
+
+void exchange_over_ranks(const double* send, const std::vector<int>& send_counts,
+                         const std::vector<int>& send_displacements, double* receive,
+                         const std::vector<int>& receive_counts,
+                         const std::vector<int>& receive_displacements) {
+  parallel_all_to_all(send, send_counts, send_displacements, receive, receive_counts,
+                      receive_displacements);
 }
 
 }  // namespace bipo

@@ -3,7 +3,7 @@
 // this rank keeps, the collectives a Krylov method needs on such vectors
 // (the whole vector gathered from every rank's rows; a sum over the ranks),
 // and the product of K_ff with a vector kept by rank, which exchanges only
-// the rows on the borders between the ranks (OwnRowsProduct). Restarted
+// the rows on the borders between neighbouring ranks (OwnRowsProduct). Restarted
 // GMRES runs on the rows kept here (gmres.hpp), so that each rank holds its
 // share of its vectors, as PETSc holds its share of the matrices, and an
 // iteration gathers no vector of the whole mesh.
@@ -46,6 +46,8 @@ class KrylovRows {
   [[nodiscard]] int largest_kept() const;
   /// The rows every rank keeps, in rank order.
   [[nodiscard]] const std::vector<int>& counts() const { return counts_; }
+  /// The rank that keeps each row of the vectors.
+  [[nodiscard]] std::vector<int> rank_of_each_row() const;
   /// The rows of the whole vector kept here, ascending.
   [[nodiscard]] const int* kept_rows() const { return all_rows_.data() + displacements_[rank_]; }
 
@@ -91,40 +93,68 @@ class KrylovRows {
 /// of which this rank holds the lower triangle with its own rows complete
 /// (solver/distributed_assembly.hpp: the others partial), x kept by rank
 /// as well. Rows are exchanged only where an own row of one rank couples to
-/// another's: each rank sends the values of its own rows that another
-/// rank's rows need (its border rows, found in its own rows' entries) and
-/// receives every other rank's, one all-gather of the borders a product,
-/// instead of the whole vector. The rows kept here of the result are those
-/// of the product with the whole matrix, bit for bit (the entries of an own
-/// row, and their order in the column-wise product, are the whole matrix's).
+/// another's, and only between those two ranks: each rank receives from
+/// each neighbour the rows of the neighbour's that its own rows' entries
+/// reach, and sends it those that the neighbour asked for at set-up (one
+/// all-to-all a product, with nothing between ranks that share no entry),
+/// instead of the whole vector or every rank's borders. The rows kept here
+/// of the result are those of the product with the whole matrix, bit for
+/// bit (the entries of an own row, and their order in the column-wise
+/// product, are the whole matrix's).
 class OwnRowsProduct {
  public:
-  /// Collective (every rank's border rows are gathered once); `rows` and
-  /// `lower` must outlive this object.
-  OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower);
+  /// Rank r's `send_counts[r]` values from `send + send_displacements[r]`
+  /// to rank r, and rank r's to this one into `receive +
+  /// receive_displacements[r]`: a collective that every rank calls at the
+  /// same point (parallel_all_to_all; a test's stand-in).
+  using AllToAll = std::function<void(const double* send, const std::vector<int>& send_counts,
+                                      const std::vector<int>& send_displacements, double* receive,
+                                      const std::vector<int>& receive_counts,
+                                      const std::vector<int>& receive_displacements)>;
+
+  /// Collective (the ranks tell each other once which rows they need);
+  /// `rows` and `lower` must outlive this object. Throws std::logic_error
+  /// on every rank if a rank asks another for a row that it does not keep.
+  OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower, AllToAll all_to_all);
   /// y.head(share_kept) = the rows kept here of A x, from x.head(share_kept)
   /// (the extra rows of x and y are the caller's). Collective; allocates
   /// nothing.
   void multiply(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> y);
-  /// The border rows that one product exchanges, over every rank.
-  [[nodiscard]] int exchanged_rows() const { return static_cast<int>(border_rows_.size()); }
+  /// The other ranks' rows that this rank receives in a product, and the
+  /// rows it sends; by rank (0 where the two ranks share no entry).
+  [[nodiscard]] int received_rows() const { return static_cast<int>(received_rows_.size()); }
+  [[nodiscard]] const std::vector<int>& receive_counts() const { return receive_counts_; }
+  [[nodiscard]] const std::vector<int>& send_counts() const { return send_counts_; }
 
  private:
   KrylovRows& rows_;
   const SparseMatrix& lower_;
-  std::vector<int> own_border_positions_;  // among the rows kept here
-  std::vector<int> border_rows_;           // every rank's border rows, rank by rank
-  std::vector<int> border_counts_, border_displacements_;
+  AllToAll all_to_all_;
+  std::vector<int> send_positions_;  // among the rows kept here, rank by rank
+  std::vector<int> send_counts_, send_displacements_;
+  std::vector<int> received_rows_;  // the matrix's rows, rank by rank, ascending in each
+  std::vector<int> receive_counts_, receive_displacements_;
   Eigen::VectorXd sent_, received_;
-  // x and A x over the matrix's rows: own rows and the other ranks' border
-  // rows of x are set; its other rows stay 0 (they reach only rows of A x
-  // that another rank keeps).
+  // x and A x over the matrix's rows: own rows and the received rows of x
+  // are set; its other rows stay 0 (they reach only rows of A x that
+  // another rank keeps).
   Eigen::VectorXd x_whole_, y_whole_;
 };
+
+/// The rows of other ranks that the entries of this rank's own rows of
+/// `lower` reach (what OwnRowsProduct receives), by rank, ascending; none
+/// from this rank. No collective.
+[[nodiscard]] std::vector<std::vector<int>> rows_needed_from_each_rank(const KrylovRows& rows,
+                                                                       const SparseMatrix& lower);
 
 /// KrylovRows::AllGather over the MPI ranks (parallel_all_gather).
 void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,
                        const std::vector<int>& displacements);
+/// OwnRowsProduct::AllToAll over the MPI ranks (parallel_all_to_all).
+void exchange_over_ranks(const double* send, const std::vector<int>& send_counts,
+                         const std::vector<int>& send_displacements, double* receive,
+                         const std::vector<int>& receive_counts,
+                         const std::vector<int>& receive_displacements);
 
 /// The Krylov rows of vectors whose first rows are K_ff's and whose last
 /// ones go with the rows `extra_rows_beside` (KrylovRows), over the MPI

@@ -159,6 +159,17 @@ std::vector<int> SparseDelassusOperator::newton_step_rows_per_rank() const {
   return rows ? rows->counts() : std::vector<int>();
 }
 
+std::vector<int> SparseDelassusOperator::newton_step_received_rows_per_rank() const {
+  if (preconditioner_ != SparsePreconditionerChoice::stiffness_factor) return {};
+  std::optional<KrylovRows> rows = krylov_rows_of(stiffness_solver(), held_slots_beside());
+  if (!rows) return {};
+  std::size_t received = 0;
+  for (const std::vector<int>& from_rank : rows_needed_from_each_rank(*rows, *k_lower_))
+    received += from_rank.size();
+  const std::vector<double>& every = rows->parts_of_every_rank(static_cast<double>(received));
+  return {every.begin(), every.end()};
+}
+
 std::vector<int> SparseDelassusOperator::held_slots_beside() const {
   std::vector<int> beside;
   for (std::size_t j = 0; j < held_springs_.size(); ++j)
@@ -724,7 +735,7 @@ void SparseNewtonStepSolver::distribute(const std::vector<int>& held_beside) {
   krylov_rows_ = krylov_rows_of(op_->stiffness_solver(), held_beside);
   if (!krylov_rows_) return;
   gmres_.distribute(&*krylov_rows_);
-  own_rows_product_.emplace(*krylov_rows_, op_->stiffness_lower());
+  own_rows_product_.emplace(*krylov_rows_, op_->stiffness_lower(), exchange_over_ranks);
   share_rows_ = krylov_rows_->share_kept();
   std::vector<int> position(static_cast<std::size_t>(n_free_ + n_held_), -1);
   for (int k = 0; k < krylov_rows_->kept(); ++k) position[krylov_rows_->kept_rows()[k]] = k;

@@ -144,6 +144,11 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// GMRES runs on vectors of the whole mesh; empty on one process or with
   /// `own_factor` (vectors of the contact nodes, kept whole).
   [[nodiscard]] std::vector<int> newton_step_rows_per_rank() const;
+  /// The rows of K_ff that each MPI rank receives from its neighbours in
+  /// each product K_ff x of the Newton step (OwnRowsProduct), rank 0
+  /// first; empty where newton_step_rows_per_rank() is. A collective under
+  /// MPI (every rank calls it at the same point).
+  [[nodiscard]] std::vector<int> newton_step_received_rows_per_rank() const;
   /// For each held component with a slot in the Newton step's vectors (in
   /// the order of held_springs()), the free row of its node, with which an
   /// MPI rank keeps the slot (KrylovRows).

@@ -67,6 +67,8 @@ struct RunDescription {
   std::vector<int> contact_newton_step_rows_per_rank;
   /// Analysis::stiffness_entries_per_rank.
   std::vector<long> stiffness_entries_per_rank;
+  /// Analysis::contact_newton_step_received_rows_per_rank (empty: kept whole).
+  std::vector<int> contact_newton_step_received_rows_per_rank;
 };
 
 /// What one converged step gives the result writers. The views point into

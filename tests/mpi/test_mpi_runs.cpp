@@ -234,6 +234,17 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
     EXPECT_GT(rows, free / 4) << summary;
     EXPECT_LT(rows, 3 * free / 4) << summary;
   }
+  // A product K_ff x of the step brings each rank only the other's rows on
+  // the border between them: some, not all.
+  const auto received = nlohmann::json::parse(summary)
+                            .at("contact_solver")
+                            .at("newton_step_received_rows_per_rank")
+                            .get<std::vector<int>>();
+  ASSERT_EQ(received.size(), 2u) << summary;
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_GT(received[rank], 0) << summary;
+    EXPECT_LT(received[rank], rows_per_rank[1 - rank] / 2) << summary;
+  }
 }
 
 // The quarter model's contact nodes on the symmetry planes hold a

@@ -12,6 +12,8 @@
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
+#include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <thread>
 #include <vector>
@@ -229,23 +231,71 @@ SparseMatrix grid_lower(int side) {
   return lower;
 }
 
-TEST(OwnRowsProduct, EachRanksRowsAreThoseOfTheWholeProductBitForBitWithOnlyBordersExchanged) {
-  constexpr int side = 6, n = side * side * side;
-  const SparseMatrix whole = grid_lower(side);
-  // Two ranks: the lower half of the grid (z < 3) rank 0's, the upper rank
-  // 1's, as a graph partition divides it; listed in grid order.
+/// MPI_Alltoallv between `ranks` threads: each puts what it sends to rank
+/// r in the box from it to r; everyone then reads the boxes addressed to
+/// it. A box whose size is not what its receiver expects is remembered.
+class ThreadAllToAll {
+ public:
+  explicit ThreadAllToAll(int ranks)
+      : ranks_(ranks), sync_(ranks), boxes_(static_cast<std::size_t>(ranks * ranks)) {}
+  void operator()(int rank, const double* send, const std::vector<int>& send_counts,
+                  const std::vector<int>& send_displacements, double* receive,
+                  const std::vector<int>& receive_counts,
+                  const std::vector<int>& receive_displacements) {
+    sync_.arrive_and_wait();  // every box is free (every earlier read ended)
+    for (int r = 0; r < ranks_; ++r)
+      boxes_[rank * ranks_ + r].assign(send + send_displacements[r],
+                                       send + send_displacements[r] + send_counts[r]);
+    sync_.arrive_and_wait();
+    for (int r = 0; r < ranks_; ++r) {
+      const std::vector<double>& box = boxes_[r * ranks_ + rank];
+      if (static_cast<int>(box.size()) != receive_counts[r]) mismatched_ = true;
+      std::copy(box.begin(),
+                box.begin() + std::min<std::ptrdiff_t>(std::ssize(box), receive_counts[r]),
+                receive + receive_displacements[r]);
+    }
+  }
+  [[nodiscard]] bool mismatched() const { return mismatched_; }
+
+ private:
+  int ranks_;
+  std::barrier<> sync_;
+  std::vector<std::vector<double>> boxes_;
+  std::atomic<bool> mismatched_{false};
+};
+
+/// The product of a 3D grid's matrix (side 6) with a vector kept by
+/// `ranks` ranks (1, 2 or 3), each rank 6 / ranks layers of the grid in z
+/// (slabs, as a graph partition divides it), its rows listed backwards
+/// (a partition's rows are in no particular order). Each rank's matrix
+/// holds its own rows complete (every entry touching them) and more
+/// entries between other ranks' rows, with other values (a rank's partial
+/// rows: distributed_assembly.hpp), which must not count. Returns each
+/// rank's product gathered whole and its OwnRowsProduct's counts.
+struct ProductByRank {
+  std::vector<Eigen::VectorXd> y;
+  std::vector<int> received;
+  std::vector<std::vector<int>> receive_counts, send_counts;
+  bool mismatched = false;
+};
+
+constexpr int grid_side = 6, layer = grid_side * grid_side;
+
+ProductByRank product_by_rank(int ranks, const SparseMatrix& whole, const Eigen::VectorXd& x) {
+  const int n = grid_side * layer;
+  const auto rank_of = [&](int row) { return row / (n / ranks); };
   LinearSolver::RowShare share;
-  share.counts = {n / 2, n / 2};
-  for (int i = 0; i < n; ++i) share.rows.push_back(i);
-  // Each rank's matrix: its own rows complete (every entry touching them),
-  // and more entries between the other rank's rows, with other values
-  // (a rank's partial rows: distributed_assembly.hpp); they must not count.
+  for (int r = 0; r < ranks; ++r) {
+    for (int row = n - 1; row >= 0; --row)
+      if (rank_of(row) == r) share.rows.push_back(row);
+    share.counts.push_back(n / ranks);
+  }
   const auto rank_matrix = [&](int rank) {
     std::vector<Eigen::Triplet<double>> entries;
     for (int j = 0; j < n; ++j)
       for (SparseMatrix::InnerIterator it(whole, j); it; ++it) {
-        const bool own = (it.row() < n / 2) == (rank == 0) || (j < n / 2) == (rank == 0);
-        const bool partial = !own && it.row() - j == side * side;
+        const bool own = rank_of(static_cast<int>(it.row())) == rank || rank_of(j) == rank;
+        const bool partial = !own && it.row() - j == layer;
         if (own) entries.emplace_back(it.row(), j, it.value());
         if (partial) entries.emplace_back(it.row(), j, 1e3 * it.value());
       }
@@ -253,30 +303,70 @@ TEST(OwnRowsProduct, EachRanksRowsAreThoseOfTheWholeProductBitForBitWithOnlyBord
     lower.setFromTriplets(entries.begin(), entries.end());
     return lower;
   };
-  const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0).array().sin();
-  const Eigen::VectorXd truth = whole.selfadjointView<Eigen::Lower>() * x;
-  ThreadAllGather exchange(2);
-  Eigen::VectorXd y[2];
-  int exchanged[2] = {0, 0};
+  ThreadAllGather gather(ranks);
+  ThreadAllToAll exchange(ranks);
+  ProductByRank result;
+  result.y.resize(static_cast<std::size_t>(ranks));
+  result.received.resize(static_cast<std::size_t>(ranks));
+  result.receive_counts.resize(static_cast<std::size_t>(ranks));
+  result.send_counts.resize(static_cast<std::size_t>(ranks));
   const auto rank_run = [&](int rank) {
     const SparseMatrix lower = rank_matrix(rank);
-    KrylovRows rows(share, {}, rank, thread_gather(exchange, rank));
-    OwnRowsProduct product(rows, lower);
+    KrylovRows rows(share, {}, rank, thread_gather(gather, rank));
+    OwnRowsProduct product(
+        rows, lower,
+        [&exchange, rank](const double* send, const std::vector<int>& send_counts,
+                          const std::vector<int>& send_displacements, double* receive,
+                          const std::vector<int>& receive_counts,
+                          const std::vector<int>& receive_displacements) {
+          exchange(rank, send, send_counts, send_displacements, receive, receive_counts,
+                   receive_displacements);
+        });
     Eigen::VectorXd x_kept(rows.kept()), y_kept(rows.kept());
     rows.take(x, x_kept);
     product.multiply(x_kept, y_kept);
     product.multiply(x_kept, y_kept);  // twice: nothing left over from the first
-    rows.gather(y_kept, y[rank]);
-    exchanged[rank] = product.exchanged_rows();
+    rows.gather(y_kept, result.y[rank]);
+    result.received[rank] = product.received_rows();
+    result.receive_counts[rank] = product.receive_counts();
+    result.send_counts[rank] = product.send_counts();
   };
-  std::thread other(rank_run, 1);
+  std::vector<std::thread> others;
+  for (int r = 1; r < ranks; ++r) others.emplace_back(rank_run, r);
   rank_run(0);
-  other.join();
-  EXPECT_TRUE(y[0] == truth);
-  EXPECT_TRUE(y[1] == truth);
-  // The two layers of the grid on either side of the border, not the whole.
-  EXPECT_EQ(exchanged[0], 2 * side * side);
-  EXPECT_EQ(exchanged[1], 2 * side * side);
+  for (std::thread& t : others) t.join();
+  result.mismatched = exchange.mismatched();
+  return result;
+}
+
+TEST(OwnRowsProduct, EachRanksRowsAreThoseOfTheWholeProductBitForBitWithOnlyBordersExchanged) {
+  const SparseMatrix whole = grid_lower(grid_side);
+  const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(whole.rows(), -1.0, 2.0).array().sin();
+  const Eigen::VectorXd truth = whole.selfadjointView<Eigen::Lower>() * x;
+  // Two ranks of three layers each would be the grid's halves; three ranks
+  // of two layers: the middle rank has two neighbours, the outer ones one.
+  const ProductByRank result = product_by_rank(3, whole, x);
+  EXPECT_FALSE(result.mismatched);
+  for (int r = 0; r < 3; ++r) EXPECT_TRUE(result.y[r] == truth) << "rank " << r;
+  // A rank receives the layer next to its own from each neighbour, and
+  // nothing passes between ranks 0 and 2, which share no entry.
+  EXPECT_EQ(result.received, (std::vector<int>{layer, 2 * layer, layer}));
+  EXPECT_EQ(result.receive_counts[0], (std::vector<int>{0, layer, 0}));
+  EXPECT_EQ(result.receive_counts[1], (std::vector<int>{layer, 0, layer}));
+  EXPECT_EQ(result.receive_counts[2], (std::vector<int>{0, layer, 0}));
+  EXPECT_EQ(result.send_counts[0], (std::vector<int>{0, layer, 0}));
+  EXPECT_EQ(result.send_counts[1], (std::vector<int>{layer, 0, layer}));
+  EXPECT_EQ(result.send_counts[2], (std::vector<int>{0, layer, 0}));
+}
+
+TEST(OwnRowsProduct, OneRankKeepsEveryRowAndExchangesNothing) {
+  const SparseMatrix whole = grid_lower(grid_side);
+  const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(whole.rows(), 0.5, 3.0).array().cos();
+  const Eigen::VectorXd truth = whole.selfadjointView<Eigen::Lower>() * x;
+  const ProductByRank result = product_by_rank(1, whole, x);
+  EXPECT_FALSE(result.mismatched);
+  EXPECT_TRUE(result.y[0] == truth);
+  EXPECT_EQ(result.received[0], 0);
 }
 
 }  // namespace

@@ -94,6 +94,12 @@ void all_gather(const double* mine, int count, double* all, const int* counts,
   MPI_Allgatherv(mine, count, MPI_DOUBLE, all, counts, displacements, MPI_DOUBLE, PETSC_COMM_WORLD);
 }
 
+void all_to_all(const double* send, const int* send_counts, const int* send_displacements,
+                double* receive, const int* receive_counts, const int* receive_displacements) {
+  MPI_Alltoallv(send, send_counts, send_displacements, MPI_DOUBLE, receive, receive_counts,
+                receive_displacements, MPI_DOUBLE, PETSC_COMM_WORLD);
+}
+
 LinearSolver* make_linear_solver(const PetscSolverSettings& settings, std::string* error) {
   try {
     return petsc::make_solver(settings).release();
@@ -103,9 +109,16 @@ LinearSolver* make_linear_solver(const PetscSolverSettings& settings, std::strin
   }
 }
 
-const ParallelPluginApi api{
-    kParallelPluginApiVersion, initialize, finalize, rank, size, abort_all, min_max, all_gather,
-    make_linear_solver};
+const ParallelPluginApi api{kParallelPluginApiVersion,
+                            initialize,
+                            finalize,
+                            rank,
+                            size,
+                            abort_all,
+                            min_max,
+                            all_gather,
+                            all_to_all,
+                            make_linear_solver};
 
 }  // namespace
 
