@@ -81,6 +81,59 @@ Eigen::Vector3d ContactDofs::local_part(Eigen::Ref<const Eigen::VectorXd> free_v
   return frames[i] * global;
 }
 
+ContactNodesByRank::ContactNodesByRank(const ContactDofs& dofs, const std::vector<int>& held_slot,
+                                       KrylovRows* rows)
+    : dofs_(dofs), free_position_(dofs.free_dofs) {
+  const int m = dofs.n_nodes();
+  held_position_ =
+      held_slot.empty() ? std::vector<int>(static_cast<std::size_t>(3 * m), -1) : held_slot;
+  if (rows == nullptr) {
+    kept_nodes_.resize(static_cast<std::size_t>(m));
+    std::iota(kept_nodes_.begin(), kept_nodes_.end(), 0);
+    return;
+  }
+  int n_rows = 0;
+  for (const int count : rows->counts()) n_rows += count;
+  std::vector<int> position(static_cast<std::size_t>(n_rows), -1);
+  for (int k = 0; k < rows->kept(); ++k) position[rows->kept_rows()[k]] = k;
+  const auto at = [&position](int row) { return row >= 0 ? position[row] : -1; };
+  for (int i = 0; i < m; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      free_position_[3 * i + c] = at(dofs.free_dofs[3 * i + c]);
+      held_position_[3 * i + c] = at(held_position_[3 * i + c]);
+    }
+    if (at(dofs.first_free_dof(i)) >= 0) kept_nodes_.push_back(i);
+  }
+  // Every rank's nodes, rank by rank: the rows of the nodes' vectors.
+  const std::vector<double> nodes_here(kept_nodes_.begin(), kept_nodes_.end());
+  std::vector<double> every;
+  std::vector<int> node_counts;
+  rows->gather_parts(nodes_here.data(), static_cast<int>(nodes_here.size()), every, &node_counts);
+  LinearSolver::RowShare nodes;
+  for (const double i : every)
+    for (int c = 0; c < 3; ++c) nodes.rows.push_back(3 * static_cast<int>(i) + c);
+  for (const int count : node_counts) nodes.counts.push_back(3 * count);
+  node_rows_.emplace(nodes, std::vector<int>(), rows->rank(),
+                     [rows](const double* mine, int count, double* all,
+                            const std::vector<int>& counts, const std::vector<int>& displacements) {
+                       rows->all_gather(mine, count, all, counts, displacements);
+                     });
+}
+
+Eigen::Vector3d ContactNodesByRank::local_part(Eigen::Ref<const Eigen::VectorXd> x, int i) const {
+  Eigen::Vector3d global;
+  for (int c = 0; c < 3; ++c) {
+    const int at = free_position_[3 * i + c];
+    global(c) = at >= 0 ? x(at) : 0.0;
+  }
+  return dofs_.frames[i] * global;
+}
+
+void ContactNodesByRank::gather(const Eigen::VectorXd& kept, Eigen::VectorXd& all) {
+  if (!node_rows_) throw std::logic_error("ContactNodesByRank::gather on one process");
+  node_rows_->gather(kept, all);
+}
+
 double SparseDelassusOperator::available_memory() const {
   return available_memory_ ? available_memory_() : available_memory_bytes();
 }
@@ -245,15 +298,21 @@ void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen
     remembered.local_motion.resize(3 * m);
   }
   thread_local Eigen::VectorXd motion;
-  motion.setZero(n_free());
-  for (int i = 0; i < m; ++i) {
-    const Eigen::Vector3d global = dofs_.frames[i].transpose() * r.segment<3>(3 * i);
-    for (int c = 0; c < 3; ++c)
-      if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) motion(dof) += global(c);
+  ProductRows* own = product_rows();
+  if (own != nullptr) {
+    solve_product_on_own_rows(*own, r, relative_tolerance);
+  } else {
+    motion.setZero(n_free());
+    for (int i = 0; i < m; ++i) {
+      const Eigen::Vector3d global = dofs_.frames[i].transpose() * r.segment<3>(3 * i);
+      for (int c = 0; c < 3; ++c)
+        if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) motion(dof) += global(c);
+    }
+    k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
   }
-  k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
   for (int i = 0; i < m; ++i) {
-    const Eigen::Vector3d local = dofs_.local_part(motion, i);
+    const Eigen::Vector3d local = own != nullptr ? Eigen::Vector3d(own->local.segment<3>(3 * i))
+                                                 : dofs_.local_part(motion, i);
     v.segment<3>(3 * i) += local;
     if (exact) remembered.local_motion.segment<3>(3 * i) = local;
     for (int k = 0; k < 3; ++k)
@@ -263,6 +322,34 @@ void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen
     remembered.r = r;
     remembered.key = key;
   }
+}
+
+SparseDelassusOperator::ProductRows* SparseDelassusOperator::product_rows() const {
+  std::call_once(product_rows_made_, [this] {
+    std::optional<KrylovRows> rows = krylov_rows_of(*k_factor_, {});
+    if (!rows) return;
+    product_rows_ = std::make_unique<ProductRows>(ProductRows{std::move(*rows), {}, {}, {}, {}});
+    product_rows_->nodes.emplace(dofs_, std::vector<int>(), &product_rows_->rows);
+  });
+  return product_rows_.get();
+}
+
+void SparseDelassusOperator::solve_product_on_own_rows(ProductRows& own, const Eigen::VectorXd& r,
+                                                       double relative_tolerance) const {
+  const ContactNodesByRank& nodes = *own.nodes;
+  const std::vector<int>& kept = nodes.kept_nodes();
+  own.motion.setZero(own.rows.share_kept());
+  for (const int i : kept) {
+    const Eigen::Vector3d global = dofs_.frames[i].transpose() * r.segment<3>(3 * i);
+    for (int c = 0; c < 3; ++c)
+      if (const int at = nodes.free_positions()[3 * i + c]; at >= 0) own.motion(at) += global(c);
+  }
+  k_factor_->solve_own_rows_to_tolerance(own.motion, relative_tolerance);
+  own.kept_local.resize(3 * static_cast<Eigen::Index>(kept.size()));
+  for (std::size_t k = 0; k < kept.size(); ++k)
+    own.kept_local.segment<3>(3 * static_cast<Eigen::Index>(k)) =
+        nodes.local_part(own.motion, kept[k]);
+  own.nodes->gather(own.kept_local, own.local);
 }
 
 void SparseDelassusOperator::product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v,
@@ -635,7 +722,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   int gmres(Gmres<Z>& solver, const Eigen::VectorXd& b, double tolerance, bool strict,
             Eigen::VectorXd& x);
   /// dv corrected to W dr (dr, dv from the step's du; see the definition).
-  /// dv of the contact nodes kept here (kept_nodes_).
+  /// dv of the contact nodes kept here (ContactNodesByRank::kept_nodes).
   void make_motion_consistent(Eigen::VectorXd& dv);
   /// |v| over the ranks (a vector of rows kept here) or here.
   template <class Vector>
@@ -653,13 +740,7 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   std::shared_ptr<const SparseDelassusOperator> op_;
   int n_free_ = 0, n_held_ = 0;
   std::vector<int> held_slot_;  // 3 per node (local components): slot index or -1
-  // Where each contact node's components are in the step's vectors: its
-  // free dofs (3 per node, global components) and held slots (local
-  // components), -1 if none; under MPI, -1 also for a node whose rows
-  // another rank keeps (krylov_rows_), the free dofs and held slots else.
-  std::vector<int> free_position_, held_position_;
-  std::vector<int> kept_nodes_;  // the contact nodes kept here, ascending
-  int share_rows_ = 0;           // the step vectors' first rows: K_ff's
+  int share_rows_ = 0;          // the step vectors' first rows: K_ff's
   std::unique_ptr<LinearSolver> p_factor_;
   // K's pattern, P's values; shared with P's solver where its refined
   // solves iterate on it (refine_approximate_inverse). None where P's
@@ -683,8 +764,10 @@ class SparseNewtonStepSolver final : public SparseNewtonStep {
   // buffers change in the const products: mutable; one thread a rank).
   mutable std::optional<KrylovRows> krylov_rows_;
   mutable std::optional<OwnRowsProduct> own_rows_product_;  // K_ff x on the rows kept here
-  std::optional<KrylovRows> node_rows_;  // the contact nodes' vectors (3 a node) by rank
-  Gmres<double> gmres_{short_restart};   // vectors of the whole mesh: a short restart
+  // Where each contact node's components are in the step's vectors (its
+  // free dofs and held slots), and under MPI the nodes kept here.
+  std::optional<ContactNodesByRank> nodes_;
+  Gmres<double> gmres_{short_restart};  // vectors of the whole mesh: a short restart
   // For the steps that the short restart does not solve, created when first
   // needed (and used for every step from then on, gmres_'s vectors freed):
   // up to 161 vectors of the whole mesh in double and 160 in single (1.6 GB
@@ -706,12 +789,9 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
   held_slot_.assign(static_cast<std::size_t>(3 * m), -1);
   for (int j = 0; j < 3 * m; ++j)
     if (op_->held_springs()[j] > 0.0) held_slot_[j] = n_free_ + n_held_++;
-  free_position_ = dofs.free_dofs;
-  held_position_ = held_slot_;
-  kept_nodes_.resize(static_cast<std::size_t>(m));
-  std::iota(kept_nodes_.begin(), kept_nodes_.end(), 0);
   share_rows_ = n_free_;
   distribute(op_->held_slots_beside());
+  nodes_.emplace(dofs, held_slot_, krylov_rows_ ? &*krylov_rows_ : nullptr);
   block_positions_.resize(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i)
     for (int a = 0; a < 3; ++a)
@@ -727,60 +807,24 @@ SparseNewtonStepSolver::SparseNewtonStepSolver(std::shared_ptr<const SparseDelas
 }
 
 // Under MPI every vector of the step is the rows kept here, and a rank
-// works on its own contact nodes: K_ff x exchanges the rows on the borders
-// between the ranks (OwnRowsProduct), P is applied on each rank's rows, and
-// only the step's answer for the contact nodes (3 values a node) is
-// gathered. One process keeps every row and every node, as it always did.
+// works on its own contact nodes (nodes_): K_ff x exchanges the rows on the
+// borders between the ranks (OwnRowsProduct), P is applied on each rank's
+// rows, and only the step's answer for the contact nodes (3 values a node)
+// is gathered. One process keeps every row and every node, as it always did.
 void SparseNewtonStepSolver::distribute(const std::vector<int>& held_beside) {
   krylov_rows_ = krylov_rows_of(op_->stiffness_solver(), held_beside);
   if (!krylov_rows_) return;
   gmres_.distribute(&*krylov_rows_);
   own_rows_product_.emplace(*krylov_rows_, op_->stiffness_lower(), exchange_over_ranks);
   share_rows_ = krylov_rows_->share_kept();
-  std::vector<int> position(static_cast<std::size_t>(n_free_ + n_held_), -1);
-  for (int k = 0; k < krylov_rows_->kept(); ++k) position[krylov_rows_->kept_rows()[k]] = k;
-  const auto at = [&position](int row) { return row >= 0 ? position[row] : -1; };
-  // A node's rows are on one rank (the rows were divided by node,
-  // LinearSolver::divide_rows).
-  const ContactDofs& dofs = op_->dofs();
-  kept_nodes_.clear();
-  for (int i = 0; i < dofs.n_nodes(); ++i) {
-    for (int c = 0; c < 3; ++c) {
-      free_position_[3 * i + c] = at(dofs.free_dofs[3 * i + c]);
-      held_position_[3 * i + c] = at(held_slot_[3 * i + c]);
-    }
-    if (at(dofs.first_free_dof(i)) >= 0) kept_nodes_.push_back(i);
-  }
-  // The contact nodes' vectors (dr, dv) by rank: every rank's nodes, rank
-  // by rank.
-  const std::vector<double> nodes_here(kept_nodes_.begin(), kept_nodes_.end());
-  std::vector<double> every;
-  std::vector<int> node_counts;
-  krylov_rows_->gather_parts(nodes_here.data(), static_cast<int>(nodes_here.size()), every,
-                             &node_counts);
-  LinearSolver::RowShare nodes;
-  for (const double i : every)
-    for (int c = 0; c < 3; ++c) nodes.rows.push_back(3 * static_cast<int>(i) + c);
-  for (const int count : node_counts) nodes.counts.push_back(3 * count);
-  KrylovRows* rows = &*krylov_rows_;
-  node_rows_.emplace(nodes, std::vector<int>(), krylov_rows_->rank(),
-                     [rows](const double* mine, int count, double* all,
-                            const std::vector<int>& counts, const std::vector<int>& displacements) {
-                       rows->all_gather(mine, count, all, counts, displacements);
-                     });
 }
 
 Eigen::Vector3d SparseNewtonStepSolver::local_part(Eigen::Ref<const Eigen::VectorXd> x, int i,
                                                    bool with_held) const {
-  Eigen::Vector3d global;
-  for (int c = 0; c < 3; ++c) {
-    const int at = free_position_[3 * i + c];
-    global(c) = at >= 0 ? x(at) : 0.0;
-  }
-  Eigen::Vector3d local = op_->dofs().frames[i] * global;
+  Eigen::Vector3d local = nodes_->local_part(x, i);
   if (with_held)
     for (int k = 0; k < 3; ++k)
-      if (held_position_[3 * i + k] >= 0) local(k) = x(held_position_[3 * i + k]);
+      if (const int at = nodes_->held_positions()[3 * i + k]; at >= 0) local(k) = x(at);
   return local;
 }
 
@@ -788,9 +832,9 @@ void SparseNewtonStepSolver::set_local_part(const Eigen::Vector3d& l, int i,
                                             Eigen::VectorXd& x) const {
   const Eigen::Vector3d global = op_->dofs().frames[i].transpose() * l;
   for (int c = 0; c < 3; ++c)
-    if (const int at = free_position_[3 * i + c]; at >= 0) x(at) = global(c);
+    if (const int at = nodes_->free_positions()[3 * i + c]; at >= 0) x(at) = global(c);
   for (int k = 0; k < 3; ++k)
-    if (held_position_[3 * i + k] >= 0) x(held_position_[3 * i + k]) = l(k);
+    if (const int at = nodes_->held_positions()[3 * i + k]; at >= 0) x(at) = l(k);
 }
 
 void SparseNewtonStepSolver::stiffness_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
@@ -801,13 +845,14 @@ void SparseNewtonStepSolver::stiffness_times(const Eigen::VectorXd& x, Eigen::Ve
     y.head(n_free_).noalias() =
         op_->stiffness_lower().selfadjointView<Eigen::Lower>() * x.head(n_free_);
   const std::vector<double>& springs = op_->held_springs();
-  for (std::size_t j = 0; j < held_position_.size(); ++j)
-    if (held_position_[j] >= 0) y(held_position_[j]) = springs[j] * x(held_position_[j]);
+  const std::vector<int>& held = nodes_->held_positions();
+  for (std::size_t j = 0; j < held.size(); ++j)
+    if (held[j] >= 0) y(held[j]) = springs[j] * x(held[j]);
 }
 
 void SparseNewtonStepSolver::step_matrix_times(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
   stiffness_times(x, y);
-  for (const int i : kept_nodes_) {
+  for (const int i : nodes_->kept_nodes()) {
     const Eigen::Vector3d row = x_[i] * local_part(y, i) + y_[i] * local_part(x, i);
     set_local_part(row, i, y);
   }
@@ -817,7 +862,8 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
                                             Eigen::VectorXd& z) const {
   Eigen::VectorXd& scaled = scaled_;
   scaled = b;
-  for (const int i : kept_nodes_) set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
+  for (const int i : nodes_->kept_nodes())
+    set_local_part(x_inverse_[i] * local_part(b, i), i, scaled);
   z.resize(size());
   z.head(share_rows_) = scaled.head(share_rows_);
   // A direct P's approximate inverse is its factor's solve, in single
@@ -833,9 +879,9 @@ void SparseNewtonStepSolver::preconditioner(Eigen::Ref<const Eigen::VectorXd> b,
   } else {
     p_factor_->solve_in_place_to_tolerance(z.head(n_free_), iterative_preconditioner_tolerance);
   }
-  for (std::size_t j = 0; j < held_position_.size(); ++j)
-    if (held_position_[j] >= 0)
-      z(held_position_[j]) = scaled(held_position_[j]) / held_diagonal_[j];
+  const std::vector<int>& held = nodes_->held_positions();
+  for (std::size_t j = 0; j < held.size(); ++j)
+    if (held[j] >= 0) z(held[j]) = scaled(held[j]) / held_diagonal_[j];
 }
 
 double SparseNewtonStepSolver::set_node_rows(const NewtonStepEquations& equations) {
@@ -1039,19 +1085,19 @@ bool SparseNewtonStepSolver::solve(const NewtonStepEquations& equations, double 
 void SparseNewtonStepSolver::take_solution(Eigen::VectorXd& dr, Eigen::VectorXd& dv) {
   stiffness_times(solution_, work2_);
   // One process: straight into dr and dv (every node kept).
-  Eigen::VectorXd& kept_dr = node_rows_ ? kept_dr_ : dr;
-  Eigen::VectorXd& kept_dv = node_rows_ ? kept_dv_ : dv;
-  const auto kept = static_cast<Eigen::Index>(kept_nodes_.size());
+  Eigen::VectorXd& kept_dr = nodes_->distributed() ? kept_dr_ : dr;
+  Eigen::VectorXd& kept_dv = nodes_->distributed() ? kept_dv_ : dv;
+  const auto kept = static_cast<Eigen::Index>(nodes_->kept_nodes().size());
   kept_dr.resize(3 * kept);
   kept_dv.resize(3 * kept);
   for (Eigen::Index k = 0; k < kept; ++k) {
-    kept_dv.segment<3>(3 * k) = local_part(solution_, kept_nodes_[k]);
-    kept_dr.segment<3>(3 * k) = local_part(work2_, kept_nodes_[k]);
+    kept_dv.segment<3>(3 * k) = local_part(solution_, nodes_->kept_nodes()[k]);
+    kept_dr.segment<3>(3 * k) = local_part(work2_, nodes_->kept_nodes()[k]);
   }
   make_motion_consistent(kept_dv);
-  if (node_rows_) {
-    node_rows_->gather(kept_dr, dr);
-    node_rows_->gather(kept_dv, dv);
+  if (nodes_->distributed()) {
+    nodes_->gather(kept_dr, dr);
+    nodes_->gather(kept_dv, dv);
   }
 }
 
@@ -1070,7 +1116,7 @@ void SparseNewtonStepSolver::make_motion_consistent(Eigen::VectorXd& dv) {
   // e is already small, and a solve to 1e-4 of it leaves 1e-4 of GMRES's
   // residual (1e-2: 284 steps on the seed punch A; 1e-1: 291).
   correction_ = work2_.head(share_rows_);
-  for (const int at : free_position_)
+  for (const int at : nodes_->free_positions())
     if (at >= 0) correction_(at) = 0.0;
   const double e_norm = norm(correction_);
   const double force_norm = norm(work2_.head(share_rows_));
@@ -1080,9 +1126,9 @@ void SparseNewtonStepSolver::make_motion_consistent(Eigen::VectorXd& dv) {
   else
     op_->stiffness_solver().solve_in_place_to_tolerance(correction_, correction_tolerance);
   ++corrections_;
-  for (std::size_t k = 0; k < kept_nodes_.size(); ++k)
+  for (std::size_t k = 0; k < nodes_->kept_nodes().size(); ++k)
     dv.segment<3>(3 * static_cast<Eigen::Index>(k)) -=
-        local_part(correction_, kept_nodes_[k], false);
+        local_part(correction_, nodes_->kept_nodes()[k], false);
 }
 
 /// Patches of contact nodes for the coarse space of OwnFactorNewtonStep:

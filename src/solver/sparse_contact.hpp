@@ -12,12 +12,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "contact/condensed_problem.hpp"
 #include "fem/elasticity.hpp"
 #include "model/case.hpp"
+#include "solver/krylov_rows.hpp"
 #include "solver/linear_solver.hpp"
 
 namespace bipo {
@@ -44,6 +46,45 @@ struct ContactDofs {
   /// counts as 0.
   [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> free_vector,
                                            int i) const;
+};
+
+/// The contact nodes of `dofs` divided among the MPI ranks as the rows of
+/// K_ff are (KrylovRows): a rank keeps a node where it keeps the node's
+/// first free row (ContactDofs::first_free_dof; the rows are divided by
+/// node, so the node's other rows and its held slots are there too). Says
+/// where each node's components are among the rows kept here, and gathers
+/// a vector of 3 values a node from the ranks that keep them. On one
+/// process (no KrylovRows) every node and row is here and nothing is
+/// gathered. For the products and Newton steps of the sparse path, which
+/// under MPI solve on each rank's rows and gather only the contact nodes'
+/// answer.
+class ContactNodesByRank {
+ public:
+  /// `held_slot`: for each node's local components (3 a node), its row in
+  /// the vectors after K_ff's, or -1 (empty: none held). `rows`: the
+  /// vectors' rows by rank, or null on one process; it and `dofs` must
+  /// outlive this object. Collective under MPI (the ranks' nodes).
+  ContactNodesByRank(const ContactDofs& dofs, const std::vector<int>& held_slot, KrylovRows* rows);
+  /// Where each node's global components (3 a node) are among the rows kept
+  /// here, and its held local components' slots: -1 where the component
+  /// has none, or another rank keeps the node.
+  [[nodiscard]] const std::vector<int>& free_positions() const { return free_position_; }
+  [[nodiscard]] const std::vector<int>& held_positions() const { return held_position_; }
+  /// The nodes kept here, ascending.
+  [[nodiscard]] const std::vector<int>& kept_nodes() const { return kept_nodes_; }
+  /// Node i's part of `x` (the rows kept here) on its free components, in
+  /// its local frame (a held component 0; 0 for a node kept elsewhere).
+  [[nodiscard]] Eigen::Vector3d local_part(Eigen::Ref<const Eigen::VectorXd> x, int i) const;
+  /// `all` (3 values a node, every node) from `kept` (3 values a node kept
+  /// here, in kept_nodes()' order) of every rank (collective). Not to be
+  /// called on one process (distributed() is false: `kept` is all).
+  void gather(const Eigen::VectorXd& kept, Eigen::VectorXd& all);
+  [[nodiscard]] bool distributed() const { return node_rows_.has_value(); }
+
+ private:
+  const ContactDofs& dofs_;
+  std::vector<int> free_position_, held_position_, kept_nodes_;
+  std::optional<KrylovRows> node_rows_;  // the nodes' vectors (3 a node) by rank
 };
 
 /// What the analysis decides for a SparseDelassusOperator.
@@ -95,7 +136,11 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// per thread): asked again for the same r, bit for bit, the operator adds
   /// it without a solve. An increment asks twice for its reactions' motion
   /// (the contact solver's last exact v, then settle_reactions' gaps), and
-  /// each is a whole Krylov solve under an iterative backend.
+  /// each is a whole Krylov solve under an iterative backend. Under MPI the
+  /// solve is on each rank's rows of K_ff and only the contact nodes' motion
+  /// (3 values a node) is gathered, never the motion of the whole mesh; a
+  /// collective (every rank asks for every product, the contact iteration
+  /// being the same on every rank).
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override;
   /// v += W r with K_ff's solve stopped at the relative residual
   /// `relative_tolerance` where the backend is iterative
@@ -106,7 +151,8 @@ class SparseDelassusOperator final : public DelassusOperator,
                            double relative_tolerance) const;
   /// V = W R for several columns at once (multi-column solves, a few
   /// columns at a time to bound the transient memory), each solve to
-  /// `relative_tolerance` as in add_inexact_product.
+  /// `relative_tolerance` as in add_inexact_product. Under MPI its solves
+  /// still gather the motion of the whole mesh.
   void product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v,
                        double relative_tolerance) const;
   /// An estimate of W_ii: the inverse of the node's own stiffness block,
@@ -160,6 +206,20 @@ class SparseDelassusOperator final : public DelassusOperator,
  private:
   SparseDelassusOperator(std::shared_ptr<const SparseMatrix> k_lower,
                          std::shared_ptr<LinearSolver> k_factor, ContactDofs dofs);
+  /// Under MPI, what a product's solve on each rank's rows needs: K_ff's
+  /// rows by rank, the contact nodes by rank, and the product's buffers.
+  struct ProductRows {
+    KrylovRows rows;
+    std::optional<ContactNodesByRank> nodes;
+    Eigen::VectorXd motion, kept_local, local;  // own rows; kept nodes'; every node's
+  };
+  /// Made at the first product (a collective under MPI); null on one
+  /// process.
+  [[nodiscard]] ProductRows* product_rows() const;
+  /// own.local = the contact nodes' local motion F E^T K_ff^-1 E F^T r
+  /// (3 a node, every node), solved on this rank's rows (collective).
+  void solve_product_on_own_rows(ProductRows& own, const Eigen::VectorXd& r,
+                                 double relative_tolerance) const;
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
   void estimate_diagonal_blocks(const std::function<void(const std::string&)>& progress);
@@ -193,6 +253,8 @@ class SparseDelassusOperator final : public DelassusOperator,
   double stiffness_lower_entries_ = 0.0;  // SparseOperatorChoices::stiffness_lower_entries
   mutable std::once_flag preconditioner_decided_;
   mutable std::once_flag stiffness_factor_rounded_;
+  mutable std::once_flag product_rows_made_;
+  mutable std::unique_ptr<ProductRows> product_rows_;  // one thread a rank under MPI
   // Names this operator's exact products with its present factor: a new key
   // when make_newton_step rounds the factor to single precision, so that a
   // product remembered from before is not taken for one solved after.
