@@ -50,6 +50,14 @@ int KrylovRows::largest_kept() const {
   return *std::max_element(counts_.begin(), counts_.end());
 }
 
+std::vector<int> KrylovRows::rank_of_each_row() const {
+  std::vector<int> rank(all_rows_.size(), -1);
+  for (std::size_t r = 0; r < counts_.size(); ++r)
+    for (int k = displacements_[r]; k < displacements_[r] + counts_[r]; ++k)
+      rank[all_rows_[k]] = static_cast<int>(r);
+  return rank;
+}
+
 void KrylovRows::take(Eigen::Ref<const Eigen::VectorXd> whole,
                       Eigen::Ref<Eigen::VectorXd> mine) const {
   const int* rows = kept_rows();
@@ -181,14 +189,6 @@ std::optional<KrylovRows> krylov_rows_of(const LinearSolver& backend,
   LinearSolver::RowShare share = backend.row_share();
   if (share.counts.size() < 2) return std::nullopt;
   return KrylovRows(share, extra_rows_beside, parallel_rank(), gather_over_ranks);
-}
-
-std::vector<int> KrylovRows::rank_of_each_row() const {
-  std::vector<int> rank(all_rows_.size(), -1);
-  for (std::size_t r = 0; r < counts_.size(); ++r)
-    for (int k = displacements_[r]; k < displacements_[r] + counts_[r]; ++k)
-      rank[all_rows_[k]] = static_cast<int>(r);
-  return rank;
 }
 
 void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,

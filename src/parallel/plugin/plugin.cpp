@@ -37,9 +37,9 @@ std::string initialize() {
   // PT-Scotch, which divides the rows among the ranks (row_partition.cpp),
   // partitions with several threads by default, and its threads made the
   // partition, and so the last digits of every result, change from run to
-  // run (seed punch A on two ranks: 4 runs, 2 partitions and 4 different
-  // results). On one thread two runs of a case on the same ranks give the
-  // same bits. Set before MPI and PETSc start their threads (Scotch reads
+  // run (seed punch A on two ranks: 4 runs, 3 partitions and 3 different
+  // histories). On one thread two runs of a case on the same ranks give
+  // the same bits. Set before MPI and PETSc start their threads (Scotch reads
   // it at each partition); a value the user set is kept.
   setenv("SCOTCH_PTHREAD_NUMBER", "1", 0);
   make_mpi_global();
