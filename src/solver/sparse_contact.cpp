@@ -334,7 +334,8 @@ SparseDelassusOperator::ProductRows* SparseDelassusOperator::product_rows() cons
   return product_rows_.get();
 }
 
-void SparseDelassusOperator::solve_product_on_own_rows(ProductRows& own, const Eigen::VectorXd& r,
+void SparseDelassusOperator::solve_product_on_own_rows(ProductRows& own,
+                                                       Eigen::Ref<const Eigen::VectorXd> r,
                                                        double relative_tolerance) const {
   const ContactNodesByRank& nodes = *own.nodes;
   const std::vector<int>& kept = nodes.kept_nodes();
@@ -357,6 +358,18 @@ void SparseDelassusOperator::product_columns(const Eigen::MatrixXd& r, Eigen::Ma
   const int m = dofs_.n_nodes();
   const auto n_columns = static_cast<int>(r.cols());
   v.setZero(3 * m, n_columns);
+  if (ProductRows* own = product_rows(); own != nullptr && k_factor_->is_iterative()) {
+    for (int column = 0; column < n_columns; ++column) {
+      solve_product_on_own_rows(*own, r.col(column), relative_tolerance);
+      for (int i = 0; i < m; ++i) {
+        v.block<3, 1>(3 * i, column) = own->local.segment<3>(3 * i);
+        for (int k = 0; k < 3; ++k)
+          if (held_springs_[3 * i + k] > 0.0)
+            v(3 * i + k, column) += r(3 * i + k, column) / held_springs_[3 * i + k];
+      }
+    }
+    return;
+  }
   Eigen::MatrixXd forces, motion;
   // A node's rows of one block of columns: on the stack, not the heap.
   using NodeRows =

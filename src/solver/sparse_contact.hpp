@@ -151,8 +151,11 @@ class SparseDelassusOperator final : public DelassusOperator,
                            double relative_tolerance) const;
   /// V = W R for several columns at once (multi-column solves, a few
   /// columns at a time to bound the transient memory), each solve to
-  /// `relative_tolerance` as in add_inexact_product. Under MPI its solves
-  /// still gather the motion of the whole mesh.
+  /// `relative_tolerance` as in add_inexact_product. Under MPI with an
+  /// iterative backend, a column at a time on each rank's rows, as
+  /// add_inexact_product (the backend solves a column at a time anyway);
+  /// with a direct one (MUMPS) its block solves still gather the motion of
+  /// the whole mesh, a few columns at a time. A collective under MPI.
   void product_columns(const Eigen::MatrixXd& r, Eigen::MatrixXd& v,
                        double relative_tolerance) const;
   /// An estimate of W_ii: the inverse of the node's own stiffness block,
@@ -218,7 +221,7 @@ class SparseDelassusOperator final : public DelassusOperator,
   [[nodiscard]] ProductRows* product_rows() const;
   /// own.local = the contact nodes' local motion F E^T K_ff^-1 E F^T r
   /// (3 a node, every node), solved on this rank's rows (collective).
-  void solve_product_on_own_rows(ProductRows& own, const Eigen::VectorXd& r,
+  void solve_product_on_own_rows(ProductRows& own, Eigen::Ref<const Eigen::VectorXd> r,
                                  double relative_tolerance) const;
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;

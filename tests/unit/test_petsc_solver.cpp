@@ -369,6 +369,13 @@ TEST(PetscSolver, SparseDelassusProductIsTheOneFromTheGatheredSolveBitForBit) {
     op.add_inexact_product(r, v, tolerance);
     EXPECT_TRUE(v == truth) << "tolerance " << tolerance << ", rank " << parallel_rank() << " of "
                             << parallel_size() << ": " << (v - truth).norm() / truth.norm();
+    // The multi-column product, r and -2 r: its columns are the product's.
+    Eigen::MatrixXd columns(3 * m, 2), products;
+    columns << r, -2.0 * r;
+    op.product_columns(columns, products, tolerance);
+    EXPECT_TRUE(products.col(0) == truth) << "product_columns, tolerance " << tolerance;
+    EXPECT_LE((products.col(1) + 2.0 * truth).norm(), 1e-8 * truth.norm())
+        << "product_columns, tolerance " << tolerance;
   }
 }
 
