@@ -251,8 +251,8 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
 // division (PT-Scotch, on one thread: plugin.cpp) and every solve after it
 // are the same. With PT-Scotch's threads the division changed from run to
 // run, and the results' last digits with it (4 runs of the seed punch A:
-// 4 different histories, normal force apart by up to 9.9e-12). Case A's
-// first loading and one cycle, the sparse path over CG and GAMG.
+// 3 divisions and 3 histories, normal force apart by up to 9.9e-12).
+// Case A's first loading and one cycle, the sparse path over CG and GAMG.
 TEST(MpiRun, TwoRunsOnTwoRanksGiveTheSameBits) {
   const fs::path folder = fresh_folder("two_ranks_twice");
   std::string text = case_copy_text("punch_A", folder / "results");
