@@ -58,6 +58,12 @@ std::vector<int> KrylovRows::rank_of_each_row() const {
   return rank;
 }
 
+std::vector<int> KrylovRows::position_of_each_row() const {
+  std::vector<int> position(all_rows_.size(), -1);
+  for (int k = 0; k < kept(); ++k) position[kept_rows()[k]] = k;
+  return position;
+}
+
 void KrylovRows::take(Eigen::Ref<const Eigen::VectorXd> whole,
                       Eigen::Ref<Eigen::VectorXd> mine) const {
   const int* rows = kept_rows();
@@ -154,8 +160,7 @@ OwnRowsProduct::OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower, AllT
       static_cast<std::size_t>(send_displacements_.back() + send_counts_.back()));
   all_to_all_(asked_rows.data(), receive_counts_, receive_displacements_, rows_to_send.data(),
               send_counts_, send_displacements_);
-  std::vector<int> position(static_cast<std::size_t>(n), -1);  // among the rows kept here
-  for (int k = 0; k < rows.share_kept(); ++k) position[rows.kept_rows()[k]] = k;
+  const std::vector<int> position = rows.position_of_each_row();
   bool all_kept_here = true;
   for (const double row : rows_to_send) {
     const int at = row >= 0 && row < n ? position[static_cast<int>(row)] : -1;

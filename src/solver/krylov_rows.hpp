@@ -48,6 +48,9 @@ class KrylovRows {
   [[nodiscard]] const std::vector<int>& counts() const { return counts_; }
   /// The rank that keeps each row of the vectors.
   [[nodiscard]] std::vector<int> rank_of_each_row() const;
+  /// Each row's position among the rows kept here (kept_rows()' order), -1
+  /// for a row that another rank keeps.
+  [[nodiscard]] std::vector<int> position_of_each_row() const;
   /// The rows of the whole vector kept here, ascending.
   [[nodiscard]] const int* kept_rows() const { return all_rows_.data() + displacements_[rank_]; }
 

@@ -92,10 +92,7 @@ ContactNodesByRank::ContactNodesByRank(const ContactDofs& dofs, const std::vecto
     std::iota(kept_nodes_.begin(), kept_nodes_.end(), 0);
     return;
   }
-  int n_rows = 0;
-  for (const int count : rows->counts()) n_rows += count;
-  std::vector<int> position(static_cast<std::size_t>(n_rows), -1);
-  for (int k = 0; k < rows->kept(); ++k) position[rows->kept_rows()[k]] = k;
+  const std::vector<int> position = rows->position_of_each_row();
   const auto at = [&position](int row) { return row >= 0 ? position[row] : -1; };
   for (int i = 0; i < m; ++i) {
     for (int c = 0; c < 3; ++c) {

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "../process_temp_path.hpp"
@@ -151,6 +152,18 @@ void run_sparse_on_two_ranks(const fs::path& case_file, const fs::path& folder) 
   EXPECT_EQ(code, 0) << read_text(folder / "log.txt");
 }
 
+/// Case A's first loading and one cycle (20 increments), results to
+/// folder/results: the file folder/punch_A.yaml, written; its path.
+fs::path case_a_one_cycle(const fs::path& folder) {
+  std::string text = case_copy_text("punch_A", folder / "results");
+  const std::string repeat = "- repeat: 6";
+  const auto at = text.find(repeat);
+  if (at == std::string::npos) throw std::runtime_error("punch_A.yaml has no '" + repeat + "'");
+  text.replace(at, repeat.size(), "- repeat: 1");
+  std::ofstream(folder / "punch_A.yaml") << text;
+  return folder / "punch_A.yaml";
+}
+
 /// summary.json's contact_solver.newton_step_rows_per_rank and dofs.free.
 std::pair<std::vector<int>, int> newton_step_rows_and_free(const std::string& summary) {
   const nlohmann::json json = nlohmann::json::parse(summary);
@@ -203,13 +216,7 @@ TEST(MpiRun, OneRankWithPetscGivesTheSerialResultsOfCaseA) {
 // CHOLMOD run's first 20 rows.
 TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACycle) {
   const fs::path folder = fresh_folder("two_ranks_sparse_A");
-  std::string text = case_copy_text("punch_A", folder / "results");
-  const std::string repeat = "- repeat: 6";
-  const auto at = text.find(repeat);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, repeat.size(), "- repeat: 1");
-  std::ofstream(folder / "punch_A.yaml") << text;
-  run_sparse_on_two_ranks(folder / "punch_A.yaml", folder);
+  run_sparse_on_two_ranks(case_a_one_cycle(folder), folder);
   const fs::path results = folder / "results";
   EXPECT_EQ(read_csv(results / "history.csv").rows(), 20u);
   expect_same_history_rows(results, cached_results("punch_A"), 20);
@@ -255,13 +262,7 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
 // Case A's first loading and one cycle, the sparse path over CG and GAMG.
 TEST(MpiRun, TwoRunsOnTwoRanksGiveTheSameBits) {
   const fs::path folder = fresh_folder("two_ranks_twice");
-  std::string text = case_copy_text("punch_A", folder / "results");
-  const std::string repeat = "- repeat: 6";
-  const auto at = text.find(repeat);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, repeat.size(), "- repeat: 1");
-  std::ofstream(folder / "punch_A.yaml") << text;
-  run_sparse_on_two_ranks(folder / "punch_A.yaml", folder);
+  run_sparse_on_two_ranks(case_a_one_cycle(folder), folder);
   fs::rename(folder / "results", folder / "first");
   run_sparse_on_two_ranks(folder / "punch_A.yaml", folder);
   const Table first = read_csv(folder / "first" / "history.csv");
