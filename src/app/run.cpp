@@ -1,5 +1,7 @@
 #include "app/run.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -422,15 +424,22 @@ void check_run(const std::vector<Case>& cases, const RunOptions& options) {
   }
 }
 
-/// The BLAS threads of `jobs` cases at once, set for the process; none (each
-/// case sets its own) for one case at a time.
+/// The threads of each of `jobs` cases at once: one (the library's default
+/// if the environment sets a count); none (each case sets its own) for one
+/// case at a time.
+std::optional<int> threads_per_case_at_once(int jobs) {
+  return jobs > 1 ? blas_threads_for(std::nullopt, 0) : std::nullopt;
+}
+
+/// The BLAS threads of `jobs` cases at once, set for the process (and
+/// OpenMP's for the calling thread); none for one case at a time.
 std::optional<std::string> blas_threads_at_once(int jobs) {
   // The BLAS thread count is process-wide: with cases at once each gets one
   // thread (the library's default if the environment sets it), whatever
   // their solver.blas_threads says.
   std::optional<std::string> blas_threads;
   if (jobs > 1)
-    blas_threads = apply_blas_threads(blas_threads_for(std::nullopt, 0)) + ", " +
+    blas_threads = apply_blas_threads(threads_per_case_at_once(jobs)) + ", " +
                    std::to_string(jobs) + " cases at once";
   return blas_threads;
 }
@@ -509,6 +518,10 @@ class CaseRun {
   /// Runs the cases of `group` not yet started, one after the other, until
   /// none is left (on each thread of the group).
   void take_cases(MeshGroup& group) {
+    // OpenMP's thread count is per thread (blas_threads.hpp): each worker's
+    // own, as the BLAS's for the process.
+    if (const std::optional<int> threads = threads_per_case_at_once(jobs_))
+      omp_set_num_threads(*threads);
     for (std::size_t i = group.next++; i < group.end; i = group.next++) {
       const std::string prefix =
           cases_.size() > 1 ? case_label(cases_[i], cases_[i].source.string()) + ": " : "";

@@ -43,7 +43,8 @@ struct RunOptions {
 /// outputs is set up once, also when they run at once. With jobs > 1 the
 /// BLAS runs on one thread (the process-wide setting cannot differ between
 /// cases running at once; the environment's OPENBLAS_NUM_THREADS or
-/// OMP_NUM_THREADS, if set, is left in effect).
+/// OMP_NUM_THREADS, if set, is left in effect), and so does each case's
+/// OpenMP.
 ///
 /// Errors of a case are written to `log` ("bipo: input error: ...",
 /// "bipo: numerical failure: ...", prefixed with the case file when there are

@@ -1,6 +1,7 @@
 #include "solver/blas_threads.hpp"
 
 #include <dlfcn.h>
+#include <omp.h>
 
 #include <cstdlib>
 
@@ -34,6 +35,9 @@ std::optional<int> blas_threads_for(std::optional<int> requested, int n_free) {
 
 std::string apply_blas_threads(std::optional<int> threads) {
   if (!threads) return "library default";
+  // Per calling thread: the thread that runs the analysis. Eigen asks
+  // omp_get_max_threads() how many threads its products may use.
+  omp_set_num_threads(*threads);
   const auto set = openblas_function<SetThreads>("openblas_set_num_threads");
   if (!set) return "unknown BLAS, not set";
   set(*threads);

@@ -1,10 +1,13 @@
-// Owns how many threads the BLAS/LAPACK library may use. bipo's dense work
-// (the Newton systems of the contact iteration, the condensed stiffness)
-// and CHOLMOD's supernodes on small meshes are too small for threads to pay:
-// OpenBLAS's idle threads spin and yield, and on a machine with another busy
-// process they double the run time (docs/performance.md). The setting goes
-// through OpenBLAS's own call, looked up at run time, so another BLAS is left
-// untouched.
+// Owns how many threads the BLAS/LAPACK library and OpenMP may use. bipo's
+// dense work (the Newton systems of the contact iteration, the condensed
+// stiffness) and CHOLMOD's supernodes on small meshes are too small for
+// threads to pay: OpenBLAS's idle threads spin and yield, and on a machine
+// with another busy process they double the run time (docs/performance.md).
+// OpenMP's idle threads (Eigen's products, the stresses' loop) spin too:
+// after each parallel region a worker keeps a core busy for milliseconds,
+// which an increment of a small case does not outlast, so the same count
+// goes to OpenMP. The BLAS setting goes through OpenBLAS's own call, looked
+// up at run time, so another BLAS is left untouched.
 #pragma once
 
 #include <optional>
@@ -20,9 +23,11 @@ namespace bipo {
 inline constexpr int small_problem_unknowns = 20000;
 [[nodiscard]] std::optional<int> blas_threads_for(std::optional<int> requested, int n_free);
 
-/// Applies a thread count to the BLAS library if it is OpenBLAS; returns a
-/// description of what is in effect (for summary.json), e.g. "1 (OpenBLAS)",
-/// "library default", "unknown BLAS, not set".
+/// Applies a thread count to the BLAS library if it is OpenBLAS, and to
+/// OpenMP's parallel regions started by the calling thread (whatever the
+/// BLAS); returns a description of what is in effect in the BLAS (for
+/// summary.json), e.g. "1 (OpenBLAS)", "library default", "unknown BLAS,
+/// not set". nullopt changes neither.
 std::string apply_blas_threads(std::optional<int> threads);
 
 /// OpenBLAS's current thread count, or 0 if the BLAS is not OpenBLAS.

@@ -1,8 +1,11 @@
 // The BLAS thread policy (solver/blas_threads.hpp): what auto chooses, and
-// that the choice reaches OpenBLAS when OpenBLAS is the process's BLAS.
+// that the choice reaches OpenBLAS when OpenBLAS is the process's BLAS, and
+// OpenMP on the calling thread.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cstdlib>
+#include <thread>
 
 #include "solver/blas_threads.hpp"
 
@@ -39,6 +42,33 @@ TEST(BlasThreads, AppliedCountReachesOpenBlas) {
   EXPECT_EQ(bipo::openblas_threads(), 1);  // "library default" changes nothing
   bipo::apply_blas_threads(before);
   EXPECT_EQ(bipo::openblas_threads(), before);
+}
+
+// OpenMP's count is the calling thread's: a parallel region it starts
+// afterwards has that many threads (so none is left spinning after it),
+// and another thread's count is its own.
+TEST(BlasThreads, AppliedCountReachesOpenMpOnTheCallingThread) {
+  const int before = omp_get_max_threads();
+  const auto a_new_threads_count = [] {
+    int count = 0;
+    std::thread([&] { count = omp_get_max_threads(); }).join();
+    return count;
+  };
+  const int new_thread_before = a_new_threads_count();
+  (void)bipo::apply_blas_threads(1);
+  EXPECT_EQ(omp_get_max_threads(), 1);
+  int team = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+  }
+  EXPECT_EQ(team, 1);
+  EXPECT_EQ(a_new_threads_count(), new_thread_before);
+  (void)bipo::apply_blas_threads(std::nullopt);  // leaves it as it is
+  EXPECT_EQ(omp_get_max_threads(), 1);
+  (void)bipo::apply_blas_threads(before);
+  EXPECT_EQ(omp_get_max_threads(), before);
 }
 
 }  // namespace
