@@ -483,7 +483,9 @@ void Analysis::assemble_and_split_stiffness() {
   if (const int ranks = solver_->processes(); ranks > 1) {
     report_setup_phase("dividing the " + std::to_string(partition_->n_free()) + " unknowns among " +
                        std::to_string(ranks) + " ranks by the mesh's node graph");
-    solver_->divide_rows(free_row_graph(mesh_, *partition_));
+    // Each rank makes and gives its slice of the graph: the partitioner
+    // runs on all of them.
+    solver_->divide_rows(free_row_graph(mesh_, *partition_, parallel_rank(), ranks));
     share = assembly_share(mesh_, *partition_, solver_->row_share(), contact_mesh_nodes_,
                            parallel_rank());
     dof_rows_ = KrylovRows(share->dofs, {}, parallel_rank(), gather_over_ranks);

@@ -16,7 +16,16 @@ bool has_free_dof(const DofPartition& partition, int node) {
 
 }  // namespace
 
-LinearSolver::RowGraph free_row_graph(const Mesh& mesh, const DofPartition& partition) {
+std::pair<int, int> vertex_slice(int n, int rank, int ranks) {
+  if (ranks < 1 || rank < 0 || rank >= ranks || n < 0)
+    throw std::logic_error("vertex_slice: no such slice");
+  const int base = n / ranks, extra = n % ranks;
+  const int first = rank * base + std::min(rank, extra);
+  return {first, first + base + (rank < extra ? 1 : 0)};
+}
+
+LinearSolver::RowGraph free_row_graph(const Mesh& mesh, const DofPartition& partition, int rank,
+                                      int ranks) {
   const int n_nodes = mesh.n_nodes();
   std::vector<int> vertex(static_cast<std::size_t>(n_nodes), -1);
   LinearSolver::RowGraph graph;
@@ -29,16 +38,22 @@ LinearSolver::RowGraph free_row_graph(const Mesh& mesh, const DofPartition& part
   }
   graph.first_row.push_back(partition.n_free());
   const auto n_vertices = static_cast<int>(graph.first_row.size()) - 1;
-  std::vector<std::vector<int>> adjacent(static_cast<std::size_t>(n_vertices));
+  const auto [first_vertex, end_vertex] = vertex_slice(n_vertices, rank, ranks);
+  graph.first_vertex = first_vertex;
+  const int n_local = end_vertex - first_vertex;
+  // Only this slice's lists: every element is visited (the mesh is whole
+  // on every rank), the lists of the others' vertices are never made.
+  std::vector<std::vector<int>> adjacent(static_cast<std::size_t>(n_local));
   for (int e = 0; e < mesh.n_elements(); ++e) {
     const auto nodes = mesh.element_nodes(e);
     for (const int a : nodes)
-      if (vertex[a] >= 0)
+      if (const int local = vertex[a] - first_vertex;
+          vertex[a] >= 0 && local >= 0 && local < n_local)
         for (const int b : nodes)
-          if (vertex[b] >= 0 && b != a) adjacent[vertex[a]].push_back(vertex[b]);
+          if (vertex[b] >= 0 && b != a) adjacent[local].push_back(vertex[b]);
   }
-  graph.starts.assign(static_cast<std::size_t>(n_vertices) + 1, 0);
-  for (int k = 0; k < n_vertices; ++k) {
+  graph.starts.assign(static_cast<std::size_t>(n_local) + 1, 0);
+  for (int k = 0; k < n_local; ++k) {
     std::vector<int>& list = adjacent[k];
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());

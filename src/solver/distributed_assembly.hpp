@@ -9,6 +9,7 @@
 // sparse contact path): about the elements of one layer more.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "fem/elasticity.hpp"
@@ -19,11 +20,16 @@ namespace bipo {
 
 /// The graph of the free rows by node (LinearSolver::RowGraph): the nodes
 /// with a free dof, in node order, and the neighbours of each through the
-/// elements among them. For rows in node triples it is the node graph of
-/// K_ff's pattern (assemble_stiffness couples every two nodes of an
-/// element).
-[[nodiscard]] LinearSolver::RowGraph free_row_graph(const Mesh& mesh,
-                                                    const DofPartition& partition);
+/// elements among them, for slice `rank` of `ranks` of the vertices
+/// (vertex_slice; the whole graph by default). For rows in node triples it
+/// is the node graph of K_ff's pattern (assemble_stiffness couples every
+/// two nodes of an element).
+[[nodiscard]] LinearSolver::RowGraph free_row_graph(const Mesh& mesh, const DofPartition& partition,
+                                                    int rank = 0, int ranks = 1);
+
+/// Slice `rank` of `ranks` of n vertices, [first, end): n / ranks each, one
+/// more for the first n % ranks (PETSc's own split of rows).
+[[nodiscard]] std::pair<int, int> vertex_slice(int n, int rank, int ranks);
 
 /// What rank `rank` assembles and which dofs are whose.
 struct AssemblyShare {

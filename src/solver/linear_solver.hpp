@@ -235,19 +235,25 @@ class LinearSolver {
   /// The graph of the matrix's rows by node, for dividing them among the
   /// ranks before the matrix exists: vertex k is a node with free unknowns,
   /// its rows are first_row[k] ... first_row[k + 1] - 1 (consecutive,
-  /// vertices in the order of their rows), and its neighbours (the nodes
-  /// it shares an element with; itself left out, ascending) are
-  /// neighbours[starts[k]] ... neighbours[starts[k + 1] - 1].
+  /// vertices in the order of their rows; every vertex's, on every rank).
+  /// A process holds the neighbour lists of its slice of the vertices,
+  /// first_vertex ... first_vertex + starts.size() - 2: those of vertex
+  /// first_vertex + j (the nodes it shares an element with; itself left
+  /// out, ascending) are neighbours[starts[j]] ... neighbours[starts[j + 1]
+  /// - 1]. Under MPI the ranks' slices follow each other in rank order and
+  /// together hold every vertex (free_row_graph), so that no rank holds
+  /// the whole graph; one process holds every vertex.
   struct RowGraph {
     std::vector<int> first_row;
+    int first_vertex = 0;
     std::vector<int> starts, neighbours;
   };
-  /// Divides the rows among the processes from `graph` (collective; the
-  /// same division on every rank, every node's rows on one rank), before
-  /// the first factorization, which then keeps it, as do the solvers of
-  /// new_solver_for_preconditioning; row_share() tells it from now on. So
-  /// that each rank can assemble only the elements of its rows. Nothing
-  /// for a serial backend (this default).
+  /// Divides the rows among the processes from `graph`, each rank's slice of
+  /// it (collective; the same division on every rank, every node's rows on
+  /// one rank), before the first factorization, which then keeps it, as do
+  /// the solvers of new_solver_for_preconditioning; row_share() tells it
+  /// from now on. So that each rank can assemble only the elements of its
+  /// rows. Nothing for a serial backend (this default).
   virtual void divide_rows(const RowGraph& graph) { static_cast<void>(graph); }
   /// The rigid-body modes of the body on the free unknowns (n_free x 6:
   /// three translations, three rotations), given before a factorization

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "fem/elasticity.hpp"
@@ -75,6 +76,37 @@ TEST(FreeRowGraph, IsTheNodeGraphOfTheAssembledKff) {
                                   graph.neighbours.begin() + graph.starts[k + 1]);
     EXPECT_EQ(listed, std::vector<int>(coupled[k].begin(), coupled[k].end())) << "vertex " << k;
   }
+}
+
+// Under MPI each rank makes its slice of the graph only (the partitioner
+// runs on every rank): three slices, in rank order, are the whole graph.
+TEST(FreeRowGraph, RanksSlicesInRankOrderAreTheWholeGraph) {
+  const Mesh mesh = generate_cylinder({10.0, 10.0, 4, 4, 2});
+  const DofPartition partition = partition_of(mesh);
+  const LinearSolver::RowGraph whole = free_row_graph(mesh, partition);
+  const auto n_vertices = static_cast<int>(whole.first_row.size()) - 1;
+  LinearSolver::RowGraph joined;
+  joined.starts = {0};
+  for (int rank = 0; rank < 3; ++rank) {
+    const LinearSolver::RowGraph slice = free_row_graph(mesh, partition, rank, 3);
+    EXPECT_EQ(slice.first_row, whole.first_row);
+    const auto [first, end] = vertex_slice(n_vertices, rank, 3);
+    EXPECT_EQ(slice.first_vertex, first);
+    EXPECT_EQ(static_cast<int>(joined.starts.size()) - 1, first) << "slices follow each other";
+    ASSERT_EQ(static_cast<int>(slice.starts.size()) - 1, end - first);
+    EXPECT_LT(slice.neighbours.size(), whole.neighbours.size()) << "rank " << rank;
+    for (std::size_t j = 1; j < slice.starts.size(); ++j)
+      joined.starts.push_back(joined.starts.back() + slice.starts[j] - slice.starts[j - 1]);
+    joined.neighbours.insert(joined.neighbours.end(), slice.neighbours.begin(),
+                             slice.neighbours.end());
+  }
+  EXPECT_EQ(joined.starts, whole.starts);
+  EXPECT_EQ(joined.neighbours, whole.neighbours);
+  // PETSc's split: n / ranks each, the first n % ranks one more.
+  EXPECT_EQ(vertex_slice(10, 0, 3), std::make_pair(0, 4));
+  EXPECT_EQ(vertex_slice(10, 1, 3), std::make_pair(4, 7));
+  EXPECT_EQ(vertex_slice(10, 2, 3), std::make_pair(7, 10));
+  EXPECT_THROW(static_cast<void>(vertex_slice(10, 3, 3)), std::logic_error);
 }
 
 TEST(AssemblyShare, EachRanksRowsOfKuAreThoseOfTheWholeMatrixBitForBit) {

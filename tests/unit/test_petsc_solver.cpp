@@ -20,6 +20,7 @@
 #include "mesh/generate.hpp"
 #include "parallel/parallel_runtime.hpp"
 #include "solver/analysis.hpp"
+#include "solver/distributed_assembly.hpp"
 #include "solver/linear_solver.hpp"
 #include "solver/sparse_contact.hpp"
 
@@ -105,6 +106,60 @@ TEST(PetscSolver, DirectMatchesCholmod) {
   petsc->solve_in_place(in_place);
   EXPECT_LT(relative_difference(in_place, reference.col(1)), 1e-10);
   EXPECT_EQ(petsc->solve_count(), 3);
+}
+
+// The rows' division from the mesh's node graph, each rank giving its slice
+// of the graph (free_row_graph): a division of every row, a node's rows on
+// one rank, balanced, with a border (vertices with a neighbour on another
+// rank) of a graph partition's size, not a scatter's (all of them). Slices
+// that do not tile the vertices (every rank giving the whole graph) are
+// refused on every rank.
+TEST(PetscSolver, DividesTheRowsFromEachRanksSliceOfTheNodeGraph) {
+  SKIP_WITHOUT_PETSC();
+  const Mesh mesh = generate_cylinder({10.0, 10.0, 6, 6, 4});
+  std::vector<bool> prescribed(static_cast<std::size_t>(3 * mesh.n_nodes()), false);
+  for (int node : mesh.node_set("top"))
+    for (int c = 0; c < 3; ++c) prescribed[3 * node + c] = true;
+  const DofPartition partition(prescribed);
+  // The solver first: it starts MPI, which gives the rank and the size.
+  auto petsc = make_petsc_solver({PetscMethod::cg_gamg, 1e-12, 2000});
+  const LinearSolver::RowGraph mine =
+      free_row_graph(mesh, partition, parallel_rank(), parallel_size());
+  petsc->divide_rows(mine);
+  const LinearSolver::RowShare share = petsc->row_share();
+  ASSERT_EQ(static_cast<int>(share.counts.size()), parallel_size());
+  const std::vector<int> rank_of_row = LinearSolver::rank_of_each_row(share);
+  const auto n_vertices = static_cast<int>(mine.first_row.size()) - 1;
+  std::vector<int> rank_of_vertex(static_cast<std::size_t>(n_vertices));
+  for (int k = 0; k < n_vertices; ++k) {
+    rank_of_vertex[k] = rank_of_row[mine.first_row[k]];
+    for (int row = mine.first_row[k]; row < mine.first_row[k + 1]; ++row)
+      ASSERT_EQ(rank_of_row[row], rank_of_vertex[k]) << "vertex " << k;
+  }
+  for (const int count : share.counts) {
+    EXPECT_GT(count, partition.n_free() / parallel_size() * 9 / 10);
+    EXPECT_LT(count, partition.n_free() / parallel_size() * 11 / 10 + 3);
+  }
+  // The border, from the whole graph (one process may hold it).
+  const LinearSolver::RowGraph whole = free_row_graph(mesh, partition);
+  int border = 0;
+  for (int k = 0; k < n_vertices; ++k)
+    for (int j = whole.starts[k]; j < whole.starts[k + 1]; ++j)
+      if (rank_of_vertex[whole.neighbours[j]] != rank_of_vertex[k]) {
+        ++border;
+        break;
+      }
+  if (parallel_size() == 1) {
+    EXPECT_EQ(border, 0);
+  } else {
+    EXPECT_LT(border, n_vertices / 3) << "of " << n_vertices;  // 160 of 772 measured
+    // The factorization keeps the division (held_cylinder: the same mesh and
+    // supports), and says who made it.
+    petsc->factorize(held_cylinder().k_ff);
+    EXPECT_NE(petsc->name().find("(rows by PT-Scotch)"), std::string::npos) << petsc->name();
+    auto other = make_petsc_solver({PetscMethod::cg_gamg, 1e-12, 2000});
+    EXPECT_THROW(other->divide_rows(whole), std::logic_error);
+  }
 }
 
 // A Krylov method stops at |b - A x| <= rtol |b|: the true residual is

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <functional>
 #include <numeric>
 #include <stdexcept>
 
@@ -53,17 +52,20 @@ void block_graph(const SparseMatrix& lower, int block, PetscInt** starts, PetscI
 }
 
 #if defined(PETSC_HAVE_PTSCOTCH)
-/// The part of each vertex by PT-Scotch on the graph whose compressed
-/// neighbour lists (PETSc's memory, taken over by MatCreateMPIAdj) are
-/// `starts` and `neighbours` (on one process: rank 0 calls it on
-/// PETSC_COMM_SELF).
-std::vector<int> graph_parts(int n_vertices, PetscInt* starts, PetscInt* neighbours, int size) {
+/// The part of each vertex of this process's slice (`n_local` vertices of
+/// `n_vertices`, the slices in rank order) by PT-Scotch on the graph whose
+/// compressed neighbour lists of the slice (PETSc's memory, taken over by
+/// MatCreateMPIAdj; neighbours numbered among all vertices) are `starts`
+/// and `neighbours` (collective on `comm`: rank 0 alone calls it on
+/// PETSC_COMM_SELF with every vertex for partition_rows; every rank on
+/// PETSC_COMM_WORLD with its slice for partition_row_graph).
+std::vector<int> graph_parts(MPI_Comm comm, int n_local, int n_vertices, PetscInt* starts,
+                             PetscInt* neighbours, int size) {
   Mat graph = nullptr;
-  check(
-      MatCreateMPIAdj(PETSC_COMM_SELF, n_vertices, n_vertices, starts, neighbours, nullptr, &graph),
-      "MatCreateMPIAdj");
+  check(MatCreateMPIAdj(comm, n_local, n_vertices, starts, neighbours, nullptr, &graph),
+        "MatCreateMPIAdj");
   MatPartitioning partitioning = nullptr;
-  check(MatPartitioningCreate(PETSC_COMM_SELF, &partitioning), "MatPartitioningCreate");
+  check(MatPartitioningCreate(comm, &partitioning), "MatPartitioningCreate");
   check(MatPartitioningSetAdjacency(partitioning, graph), "MatPartitioningSetAdjacency");
   check(MatPartitioningSetNParts(partitioning, size), "MatPartitioningSetNParts");
   check(MatPartitioningSetType(partitioning, MATPARTITIONINGPTSCOTCH), "MatPartitioningSetType");
@@ -71,7 +73,7 @@ std::vector<int> graph_parts(int n_vertices, PetscInt* starts, PetscInt* neighbo
   check(MatPartitioningApply(partitioning, &part_of_vertex), "MatPartitioningApply");
   const PetscInt* values = nullptr;
   check(ISGetIndices(part_of_vertex, &values), "ISGetIndices");
-  std::vector<int> parts(values, values + n_vertices);
+  std::vector<int> parts(values, values + n_local);
   check(ISRestoreIndices(part_of_vertex, &values), "ISRestoreIndices");
   ISDestroy(&part_of_vertex);
   MatPartitioningDestroy(&partitioning);
@@ -85,40 +87,13 @@ std::vector<int> graph_parts(int n_vertices, PetscInt* starts, PetscInt* neighbo
 namespace {
 
 /// The partition of vertices whose rows are first_row[k] ... first_row[k +
-/// 1] - 1, by PT-Scotch on the graph that `make_graph` gives (called on
-/// rank 0 only; compressed neighbour lists in PETSc's memory) where it is
-/// worth it, else in contiguous ranges of vertices.
-RowPartition partition_vertices(
-    const std::vector<int>& first_row,
-    const std::function<void(PetscInt** starts, PetscInt** neighbours)>& make_graph,
-    MPI_Comm comm) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+/// 1] - 1, vertex k in part parts[k] (every vertex's).
+RowPartition partition_from_parts(const std::vector<int>& first_row, const std::vector<int>& parts,
+                                  int size, const char* method) {
   const int n_vertices = static_cast<int>(first_row.size()) - 1;
   const int n = first_row.back();
   RowPartition partition;
-  std::vector<int> parts;
-#if defined(PETSC_HAVE_PTSCOTCH)
-  if (size > 1 && n >= kRowsPerRankToPartition * size) {
-    parts.resize(static_cast<std::size_t>(n_vertices));
-    // A failure on rank 0 must not leave the others waiting in the
-    // broadcast: it sends -1s, and every rank falls back to ranges.
-    if (rank == 0) try {
-        PetscInt *starts = nullptr, *neighbours = nullptr;
-        make_graph(&starts, &neighbours);
-        parts = graph_parts(n_vertices, starts, neighbours, size);
-      } catch (const std::exception&) {
-        parts.assign(static_cast<std::size_t>(n_vertices), -1);
-      }
-    MPI_Bcast(parts.data(), n_vertices, MPI_INT, 0, comm);
-    partition.method = "PT-Scotch";
-    if (parts[0] < 0) parts.clear();
-  }
-#else
-  static_cast<void>(make_graph);
-#endif
-  if (parts.empty()) parts = contiguous_parts(n_vertices, size);
+  partition.method = method;
   partition.counts.assign(static_cast<std::size_t>(size), 0);
   for (int k = 0; k < n_vertices; ++k)
     partition.counts[parts[k]] += first_row[k + 1] - first_row[k];
@@ -135,34 +110,97 @@ RowPartition partition_vertices(
   return partition;
 }
 
+/// Whether a partitioner is worth it for n rows on `size` ranks.
+bool worth_partitioning(int n, int size) {
+  return size > 1 && n >= kRowsPerRankToPartition * size;
+}
+
 }  // namespace
 
 RowPartition partition_rows(const SparseMatrix& lower, int block, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   const int n_blocks = static_cast<int>(lower.rows()) / block;
   std::vector<int> first_row(static_cast<std::size_t>(n_blocks) + 1);
   for (int k = 0; k <= n_blocks; ++k) first_row[k] = k * block;
-  return partition_vertices(
-      first_row,
-      [&](PetscInt** starts, PetscInt** neighbours) {
-        block_graph(lower, block, starts, neighbours);
-      },
-      comm);
+#if defined(PETSC_HAVE_PTSCOTCH)
+  // Every rank holds the matrix here: rank 0 partitions its block graph
+  // alone and broadcasts the parts.
+  if (worth_partitioning(first_row.back(), size)) {
+    std::vector<int> parts(static_cast<std::size_t>(n_blocks));
+    // A failure on rank 0 must not leave the others waiting in the
+    // broadcast: it sends -1s, and every rank falls back to ranges.
+    if (rank == 0) try {
+        PetscInt *starts = nullptr, *neighbours = nullptr;
+        block_graph(lower, block, &starts, &neighbours);
+        parts = graph_parts(PETSC_COMM_SELF, n_blocks, n_blocks, starts, neighbours, size);
+      } catch (const std::exception&) {
+        parts.assign(static_cast<std::size_t>(n_blocks), -1);
+      }
+    MPI_Bcast(parts.data(), n_blocks, MPI_INT, 0, comm);
+    if (n_blocks > 0 && parts[0] >= 0)
+      return partition_from_parts(first_row, parts, size, "PT-Scotch");
+  }
+#else
+  static_cast<void>(rank);
+#endif
+  return partition_from_parts(first_row, contiguous_parts(n_blocks, size), size, "contiguous");
 }
 
 RowPartition partition_row_graph(const LinearSolver::RowGraph& graph, MPI_Comm comm) {
-  const auto n_vertices = static_cast<PetscInt>(graph.first_row.size()) - 1;
-  if (n_vertices < 0 || graph.starts.size() != graph.first_row.size() ||
-      graph.starts.back() != static_cast<int>(graph.neighbours.size()))
-    throw std::logic_error("partition_row_graph: the graph's lists do not match");
-  return partition_vertices(
-      graph.first_row,
-      [&](PetscInt** starts, PetscInt** neighbours) {
-        check(PetscMalloc1(n_vertices + 1, starts), "PetscMalloc1");
-        std::copy(graph.starts.begin(), graph.starts.end(), *starts);
-        check(PetscMalloc1(graph.neighbours.size(), neighbours), "PetscMalloc1");
-        std::copy(graph.neighbours.begin(), graph.neighbours.end(), *neighbours);
-      },
-      comm);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const auto n_vertices = static_cast<int>(graph.first_row.size()) - 1;
+  const int n_local = std::max(static_cast<int>(graph.starts.size()) - 1, 0);
+  const bool lists_match = n_vertices >= 0 && !graph.starts.empty() &&
+                           graph.starts.back() == static_cast<int>(graph.neighbours.size());
+  // The slices must follow each other in rank order and cover every
+  // vertex. Checked together, so that every rank throws or none does (one
+  // rank alone would leave the others waiting in the next collective).
+  std::vector<int> local_counts(static_cast<std::size_t>(size));
+  MPI_Allgather(&n_local, 1, MPI_INT, local_counts.data(), 1, MPI_INT, comm);
+  std::vector<int> slice_firsts(static_cast<std::size_t>(size) + 1, 0);
+  std::partial_sum(local_counts.begin(), local_counts.end(), slice_firsts.begin() + 1);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int slices_tile =
+      lists_match && slice_firsts.back() == n_vertices && graph.first_vertex == slice_firsts[rank]
+          ? 1
+          : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &slices_tile, 1, MPI_INT, MPI_MIN, comm);
+  if (slices_tile == 0)
+    throw std::logic_error(
+        "partition_row_graph: the ranks' slices of the graph do not tile its vertices in rank "
+        "order, or a slice's lists do not match");
+#if defined(PETSC_HAVE_PTSCOTCH)
+  // PT-Scotch on every rank, each with its slice: no rank holds the whole
+  // graph. The parts of every slice are then gathered to every rank, which
+  // numbers the rows from them.
+  if (worth_partitioning(graph.first_row.back(), size)) {
+    std::vector<int> local_parts;
+    int ok = 1;
+    try {
+      PetscInt *starts = nullptr, *neighbours = nullptr;
+      check(PetscMalloc1(n_local + 1, &starts), "PetscMalloc1");
+      std::copy(graph.starts.begin(), graph.starts.end(), starts);
+      check(PetscMalloc1(graph.neighbours.size(), &neighbours), "PetscMalloc1");
+      std::copy(graph.neighbours.begin(), graph.neighbours.end(), neighbours);
+      local_parts = graph_parts(comm, n_local, n_vertices, starts, neighbours, size);
+    } catch (const std::exception&) {
+      ok = 0;  // PETSc's errors here are the same on every rank (collective calls)
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (ok == 1) {
+      std::vector<int> parts(static_cast<std::size_t>(n_vertices));
+      MPI_Allgatherv(local_parts.data(), n_local, MPI_INT, parts.data(), local_counts.data(),
+                     slice_firsts.data(), MPI_INT, comm);
+      return partition_from_parts(graph.first_row, parts, size, "PT-Scotch");
+    }
+  }
+#endif
+  return partition_from_parts(graph.first_row, contiguous_parts(n_vertices, size), size,
+                              "contiguous");
 }
 
 }  // namespace bipo::petsc

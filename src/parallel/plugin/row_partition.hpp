@@ -1,10 +1,12 @@
 // Owns which rank holds which rows of K_ff in the PETSc backend: a graph
-// partition of the rows' adjacency (the mesh's node graph given by the
-// caller before the assembly, or the matrix's own) by PT-Scotch (through
-// PETSc's MatPartitioning), so that each rank's rows couple to few rows of
-// other ranks, computed once on rank 0 and broadcast (every rank then
-// numbers the rows identically). Contiguous ranges where no partitioner is
-// available or the matrix is too small to be worth it.
+// partition of the rows' adjacency by PT-Scotch (through PETSc's
+// MatPartitioning), so that each rank's rows couple to few rows of other
+// ranks. From the mesh's node graph, given by the caller before the
+// assembly, each rank holding a slice of it, PT-Scotch runs on every rank;
+// from a matrix every rank holds, on rank 0 alone. Every rank then gets
+// every vertex's part and numbers the rows identically. Contiguous ranges
+// where no partitioner is available or the matrix is too small to be
+// worth it.
 #pragma once
 
 #include <mpi.h>
@@ -31,9 +33,12 @@ struct RowPartition {
 [[nodiscard]] RowPartition partition_rows(const SparseMatrix& lower, int block, MPI_Comm comm);
 
 /// The same from the graph of the rows by node (LinearSolver::RowGraph),
-/// every vertex's rows on one rank. For K_ff's rows in node triples it is
-/// the partition that partition_rows gives from the assembled matrix (the
-/// same graph, in the same order).
+/// every vertex's rows on one rank; each rank of `comm` gives its slice of
+/// the graph, the slices in rank order (collective; throws
+/// std::logic_error on every rank if they do not tile the vertices). For
+/// K_ff's rows in node triples it partitions the graph that
+/// partition_rows does from the assembled matrix (the same graph, in the
+/// same order; PT-Scotch's parallel partition of it, not its serial one).
 [[nodiscard]] RowPartition partition_row_graph(const LinearSolver::RowGraph& graph, MPI_Comm comm);
 
 }  // namespace bipo::petsc
