@@ -34,11 +34,20 @@ std::optional<int> blas_threads_for(std::optional<int> requested, int n_free) {
 }
 
 std::string apply_blas_threads(std::optional<int> threads) {
-  if (!threads) return "library default";
+  // The counts in effect before the first call: the library's defaults (or
+  // the environment's), which nullopt puts back, so that a large case run
+  // after a small one in the same process gets them, as the summary says.
+  static const int default_blas_threads = openblas_threads();
+  static const int default_omp_threads = omp_get_max_threads();
+  const int count = threads.value_or(default_omp_threads);
   // Per calling thread: the thread that runs the analysis. Eigen asks
   // omp_get_max_threads() how many threads its products may use.
-  omp_set_num_threads(*threads);
+  omp_set_num_threads(count);
   const auto set = openblas_function<SetThreads>("openblas_set_num_threads");
+  if (!threads) {
+    if (set && default_blas_threads > 0) set(default_blas_threads);
+    return "library default";
+  }
   if (!set) return "unknown BLAS, not set";
   set(*threads);
   return std::to_string(*threads) + " (OpenBLAS)";

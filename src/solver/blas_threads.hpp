@@ -27,7 +27,9 @@ inline constexpr int small_problem_unknowns = 20000;
 /// OpenMP's parallel regions started by the calling thread (whatever the
 /// BLAS); returns a description of what is in effect in the BLAS (for
 /// summary.json), e.g. "1 (OpenBLAS)", "library default", "unknown BLAS,
-/// not set". nullopt changes neither.
+/// not set". nullopt puts back the counts in effect before the first call
+/// (the library's defaults, or the environment's): a count set for one case
+/// does not stay for the next.
 std::string apply_blas_threads(std::optional<int> threads);
 
 /// OpenBLAS's current thread count, or 0 if the BLAS is not OpenBLAS.
