@@ -20,8 +20,9 @@ namespace bipo {
 /// processes(), 4 since all_gather and LinearSolver::row_share(), 5 since
 /// LinearSolver::divide_rows(), 6 since the solves on a process's own rows
 /// (LinearSolver::apply_approximate_inverse_to_own_rows), 7 since
-/// all_to_all.
-inline constexpr int kParallelPluginApiVersion = 7;
+/// all_to_all, 8 since LinearSolver::RowGraph holds a rank's slice
+/// (first_vertex).
+inline constexpr int kParallelPluginApiVersion = 8;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {
