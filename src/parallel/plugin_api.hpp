@@ -21,8 +21,8 @@ namespace bipo {
 /// LinearSolver::divide_rows(), 6 since the solves on a process's own rows
 /// (LinearSolver::apply_approximate_inverse_to_own_rows), 7 since
 /// all_to_all, 8 since LinearSolver::RowGraph holds a rank's slice
-/// (first_vertex).
-inline constexpr int kParallelPluginApiVersion = 8;
+/// (first_vertex), 9 since LinearSolver::solve_from_guess.
+inline constexpr int kParallelPluginApiVersion = 9;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {

@@ -1033,13 +1033,35 @@ void Analysis::recover_displacements(Increment& inc) {
   if (!recover_from_contact_responses(inc)) {
     for (int j = 0; j < 3 * m; ++j)
       if (contact_free_dofs_[j] >= 0) b(contact_free_dofs_[j], 0) += forces(j);
-    solver_->solve(b, x);
+    if (solver_->is_iterative()) {
+      x.resize(n_free, 1);
+      x.col(0) = recovery_guess(inc);
+      solver_->solve_from_guess(b.col(0), x.col(0));
+    } else {
+      solver_->solve(b, x);
+    }
   }
   inc.u.resize(3 * mesh_.n_nodes());
   Eigen::VectorXd& u = inc.u;
   for (int i = 0; i < n_free; ++i) u(partition_->free_dofs()[i]) = x(i, 0);
   for (int p = 0; p < partition_->n_prescribed(); ++p) u(partition_->prescribed_dofs()[p]) = u_p(p);
   if (!u.allFinite()) throw NumericalError("non-finite displacements");
+}
+
+// The start of an iterative backend's recovery solve: the last converged
+// free displacements, extrapolated as the starting reactions are
+// (solve_contact_problem) while the load keeps its direction. In a
+// proportional increment that is the solution to round-off, and the solve
+// stops after a few iterations instead of starting from zero; the
+// solution accepted meets the same residual test either way.
+Eigen::VectorXd Analysis::recovery_guess(const Increment& inc) const {
+  Eigen::VectorXd guess = u_(partition_->free_dofs());
+  if (previous_step_factor_ != 0.0 && inc.step_factor * previous_step_factor_ > 0.0 &&
+      free_displacement_previous_.size() == guess.size()) {
+    const double ratio = std::min(inc.step_factor / previous_step_factor_, 1.0);
+    guess += ratio * (guess - free_displacement_previous_);
+  }
+  return guess;
 }
 
 long Analysis::stiffness_entries_held() const {
@@ -1156,6 +1178,7 @@ void Analysis::commit_step(Increment& inc) {
   reactions_motion_previous_ = std::move(reactions_motion_);
   reactions_motion_ = std::move(inc.reactions_motion);
   position_ = result.position;
+  if (solver_->is_iterative()) free_displacement_previous_ = u_(partition_->free_dofs());
   u_ = std::move(inc.u);
   f_ext_ = std::move(inc.f_ext);
   r_ = std::move(inc.r);

@@ -298,6 +298,7 @@ class Analysis {
   [[noreturn]] void throw_contact_not_converged(const ContactSolveReport& report,
                                                 const Increment& inc) const;
   void recover_displacements(Increment& inc);
+  [[nodiscard]] Eigen::VectorXd recovery_guess(const Increment& inc) const;
   [[nodiscard]] bool recover_from_contact_responses(Increment& inc);
   void check_equilibrium(Increment& inc) const;
   void check_law_on_recovered(Increment& inc);
@@ -371,6 +372,10 @@ class Analysis {
   double position_ = 0.0;
   Eigen::VectorXd u_, f_ext_, r_;
   Eigen::VectorXd r_previous_;  // reactions one step before r_
+  // The free displacements one step before u_'s, for the start of an
+  // iterative backend's recovery solve (recovery_guess); empty with a
+  // direct one.
+  Eigen::VectorXd free_displacement_previous_;
   // W r_ and W r_previous_ on the sparse path (from the recovered motions,
   // record_reactions_motion), which give the motion of the next increment's
   // extrapolated start without a K_ff solve; empty elsewhere.

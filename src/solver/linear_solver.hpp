@@ -91,6 +91,16 @@ class LinearSolver {
   /// workspace, so that a call allocates nothing once a first one has run.
   /// This default copies through solve(). Same thread safety as solve().
   virtual void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
+  /// Solves A x = b for one right-hand side, an iterative backend starting
+  /// from the guess that `x` holds on entry, a direct one ignoring it (this
+  /// default). What is accepted is what solve() accepts (the same test of
+  /// the residual against b): a guess near x only saves iterations. For
+  /// the recovery of an increment, whose displacements are near those the
+  /// last two increments extrapolate to. Same thread safety as solve().
+  virtual void solve_from_guess(const Eigen::VectorXd& b, Eigen::Ref<Eigen::VectorXd> x) const {
+    x = b;
+    solve_in_place(x);
+  }
   /// solve() and solve_in_place() for results that need only a few digits
   /// (a preconditioner's coarse operator, an estimate, the products of an
   /// inexact Newton step's Krylov iteration): an iterative backend may stop

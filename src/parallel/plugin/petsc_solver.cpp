@@ -149,6 +149,7 @@ class PetscLinearSolver final : public LinearSolver {
   }
 
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override { solve_vector(x, 0.0); }
+  void solve_from_guess(const Eigen::VectorXd& b, Eigen::Ref<Eigen::VectorXd> x) const override;
 
   void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
                           double relative_tolerance) const override {
@@ -242,8 +243,9 @@ class PetscLinearSolver final : public LinearSolver {
     PetscInt max_iterations_ = 0;
   };
   void solve_block(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
-  /// b (every row, the caller's order) into rhs_'s owned rows.
-  void scatter_in(const double* b) const;
+  /// b (every row, the caller's order) into the owned rows of `target`
+  /// (rhs_, or solution_ for a starting guess).
+  void scatter_in(const double* b, Vec target) const;
   /// solution_ gathered into x (every row, the caller's order); counts a solve.
   void gather_out(double* x) const;
   /// This rank's rows (the order of row_share()'s) into rhs_, and out of
@@ -273,6 +275,7 @@ class PetscLinearSolver final : public LinearSolver {
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, solution_ = nullptr, gathered_ = nullptr;
+  mutable Vec guess_residual_ = nullptr;     // solve_from_guess's b - A x0, made at its first call
   mutable Eigen::VectorXd gathered_column_;  // solve_block's, in PETSc's order
   VecScatter to_all_ = nullptr;
   double factor_nonzeros_ = 0.0;      // MUMPS INFOG(29); 0 for the Krylov methods
@@ -531,12 +534,55 @@ void PetscLinearSolver::solve_vector(Eigen::Ref<Eigen::VectorXd> x,
   solve_one(x.data(), x.data());
 }
 
+// A Krylov method starts from x's values (KSPSetInitialGuessNonzero, for
+// this solve only): its test |b - A x| <= rtol |b| is the same whatever the
+// start (the unpreconditioned norm, and |b| as the reference, PETSc's
+// default), so a guess changes the iterations, not what is accepted. A
+// guess whose residual is not below |b| starts from zero instead: it is no
+// better, and one far off would stop the method at once (its divergence
+// test, |b - A x| > 1e5 |b|; a load that falls to zero). MUMPS ignores the
+// guess.
+void PetscLinearSolver::solve_from_guess(const Eigen::VectorXd& b,
+                                         Eigen::Ref<Eigen::VectorXd> x) const {
+  const std::lock_guard<std::mutex> lock(petsc_mutex);
+  if (ksp_ == nullptr || b.size() != n_ || x.size() != n_)
+    throw NumericalError("PETSc solve before factorization");
+  scatter_in(b.data(), rhs_);
+  if (settings_.method == PetscMethod::direct) {
+    solve_rhs();
+    gather_out(x.data());
+    return;
+  }
+  scatter_in(x.data(), solution_);
+  if (guess_residual_ == nullptr) check(VecDuplicate(rhs_, &guess_residual_), "VecDuplicate");
+  check(MatMult(matrix_, solution_, guess_residual_), "MatMult");
+  check(VecAYPX(guess_residual_, -1.0, rhs_), "VecAYPX");
+  PetscReal residual_norm = 0.0, b_norm = 0.0;
+  check(VecNorm(guess_residual_, NORM_2, &residual_norm), "VecNorm");
+  check(VecNorm(rhs_, NORM_2, &b_norm), "VecNorm");
+  if (!(residual_norm < b_norm)) {
+    solve_rhs();
+  } else {
+    struct NonzeroGuess {  // the flag is put back on every path out, errors included
+      KSP ksp;
+      explicit NonzeroGuess(KSP k) : ksp(k) {
+        check(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE), "KSPSetInitialGuessNonzero");
+      }
+      ~NonzeroGuess() { KSPSetInitialGuessNonzero(ksp, PETSC_FALSE); }
+      NonzeroGuess(const NonzeroGuess&) = delete;
+      NonzeroGuess& operator=(const NonzeroGuess&) = delete;
+    } guess(ksp_);
+    solve_rhs();
+  }
+  gather_out(x.data());
+}
+
 // The preconditioner of the Krylov method, applied once (PCApply: the PC
 // set up by factorize). MUMPS's PC is its factor: a solve.
 void PetscLinearSolver::apply_approximate_inverse(Eigen::Ref<Eigen::VectorXd> x) const {
   const std::lock_guard<std::mutex> lock(petsc_mutex);
   if (ksp_ == nullptr || x.size() != n_) throw NumericalError("PETSc solve before factorization");
-  scatter_in(x.data());
+  scatter_in(x.data(), rhs_);
   apply_preconditioner();
   gather_out(x.data());
 }
@@ -598,16 +644,16 @@ void PetscLinearSolver::own_rows_out(Eigen::Ref<Eigen::VectorXd> x) const {
 // b and x may be the same array: b is read into the distributed vector
 // before x is written.
 void PetscLinearSolver::solve_one(const double* b, double* x) const {
-  scatter_in(b);
+  scatter_in(b, rhs_);
   solve_rhs();
   gather_out(x);
 }
 
-void PetscLinearSolver::scatter_in(const double* b) const {
+void PetscLinearSolver::scatter_in(const double* b, Vec target) const {
   PetscScalar* owned = nullptr;
-  check(VecGetArray(rhs_, &owned), "VecGetArray");
+  check(VecGetArray(target, &owned), "VecGetArray");
   for (PetscInt r = 0; r < rows_.end - rows_.first; ++r) owned[r] = b[rows_.caller_rows[r]];
-  check(VecRestoreArray(rhs_, &owned), "VecRestoreArray");
+  check(VecRestoreArray(target, &owned), "VecRestoreArray");
 }
 
 // solution_ to every rank, in the caller's order.
@@ -690,6 +736,7 @@ void PetscLinearSolver::destroy() {
   KSPDestroy(&ksp_);
   VecScatterDestroy(&to_all_);
   VecDestroy(&gathered_);
+  VecDestroy(&guess_residual_);
   VecDestroy(&rhs_);
   VecDestroy(&solution_);
   MatDestroy(&matrix_);
