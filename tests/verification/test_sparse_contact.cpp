@@ -647,6 +647,16 @@ double motion_step_inconsistency(const Case& c, double tolerance) {
   return worst;
 }
 
+/// An increment of the sparse path (`sparse` advanced to `b`) against the
+/// same increment of the dense one (`a`): normal force and accumulated
+/// dissipation to 1e-8 of theirs, the law certificate within acceptance.
+void expect_the_dense_increment(const StepResult& b, const StepResult& a, const Analysis& sparse) {
+  EXPECT_NEAR(b.contact_normal_force, a.contact_normal_force, 1e-8 * a.contact_normal_force);
+  EXPECT_NEAR(b.accumulated_dissipation, a.accumulated_dissipation,
+              1e-8 * a.accumulated_dissipation);
+  EXPECT_LE(b.scaled_certificate, sparse.certificate_acceptance());
+}
+
 // The contact Newton iteration moves v along dv and r along dr, and takes
 // v = q + W r for granted until it recomputes it: a step solved only to
 // GMRES's tolerance leaves K du off zero away from the contact nodes, and
@@ -685,12 +695,9 @@ TEST(SparseContactPath, SolvesAProportionalIncrementWithItsRecoverySolveAlone) {
       const long solves_before = sparse.linear_solver().solve_count();
       const StepResult a = dense.advance_to(k);
       const StepResult b = sparse.advance_to(k);
-      EXPECT_NEAR(b.contact_normal_force, a.contact_normal_force, 1e-8 * a.contact_normal_force);
-      EXPECT_NEAR(b.accumulated_dissipation, a.accumulated_dissipation,
-                  1e-8 * a.accumulated_dissipation);
+      expect_the_dense_increment(b, a, sparse);
       EXPECT_EQ(b.n_stick, a.n_stick);
       EXPECT_EQ(b.n_slip, a.n_slip);
-      EXPECT_LE(b.scaled_certificate, sparse.certificate_acceptance());
       if (k == 1) {
         EXPECT_GT(b.newton_iterations, 0);
         ASSERT_TRUE(sparse.linear_solver().holds_lower_precision_factor());
@@ -723,10 +730,7 @@ TEST(SparseContactPath, AProportionalIncrementsRecoveryUnderPetscStartsFromTheEx
     const long iterations_before = sparse.linear_solver().krylov_iterations();
     const StepResult a = dense.advance_to(k);
     const StepResult b = sparse.advance_to(k);
-    EXPECT_NEAR(b.contact_normal_force, a.contact_normal_force, 1e-8 * a.contact_normal_force);
-    EXPECT_NEAR(b.accumulated_dissipation, a.accumulated_dissipation,
-                1e-8 * a.accumulated_dissipation);
-    EXPECT_LE(b.scaled_certificate, sparse.certificate_acceptance());
+    expect_the_dense_increment(b, a, sparse);
     const long solves = sparse.linear_solver().solve_count() - solves_before;
     const long iterations = sparse.linear_solver().krylov_iterations() - iterations_before;
     if (k == 1) {
