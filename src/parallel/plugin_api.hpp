@@ -21,8 +21,9 @@ namespace bipo {
 /// LinearSolver::divide_rows(), 6 since the solves on a process's own rows
 /// (LinearSolver::apply_approximate_inverse_to_own_rows), 7 since
 /// all_to_all, 8 since LinearSolver::RowGraph holds a rank's slice
-/// (first_vertex), 9 since LinearSolver::solve_from_guess.
-inline constexpr int kParallelPluginApiVersion = 9;
+/// (first_vertex), 9 since LinearSolver::solve_from_guess, 10 since
+/// LinearSolver::solve_own_rows_from_guess.
+inline constexpr int kParallelPluginApiVersion = 10;
 
 /// The plugin's functions. All but `initialize` need an initialized runtime.
 struct ParallelPluginApi {

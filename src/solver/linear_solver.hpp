@@ -141,6 +141,12 @@ class LinearSolver {
                                            double relative_tolerance) const {
     solve_in_place_to_tolerance(x, relative_tolerance);
   }
+  /// solve_from_guess() on the rows of this process alone (b and the guess
+  /// in x: this process's rows, in row_share()'s order; collective).
+  virtual void solve_own_rows_from_guess(const Eigen::VectorXd& b,
+                                         Eigen::Ref<Eigen::VectorXd> x) const {
+    solve_from_guess(b, x);
+  }
   /// Number of nonzeros of the factor (for reports).
   [[nodiscard]] virtual double factor_nonzeros() const = 0;
   /// The bytes that factorize_lower(lower, false) would give its factor, by

@@ -44,6 +44,11 @@ std::atomic<std::uint64_t> next_product_key{1};
 struct RememberedProduct {
   std::uint64_t key = 0;
   Eigen::VectorXd r, local_motion;
+  // With an iterative backend: the last exact product's K_ff solution (the
+  // whole free rows, or this rank's under MPI) and the key it was made
+  // with, the start of the next exact product's solve.
+  std::uint64_t solution_key = 0;
+  Eigen::VectorXd solution;
 };
 
 double largest_eigenvalue(const Eigen::Matrix3d& a) {
@@ -294,10 +299,23 @@ void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen
     remembered.key = 0;  // until the product below is complete
     remembered.local_motion.resize(3 * m);
   }
-  thread_local Eigen::VectorXd motion;
+  thread_local Eigen::VectorXd motion, load;
   ProductRows* own = product_rows();
+  // An exact product under an iterative backend starts from the last exact
+  // one's solution: in the contact Newton iteration r moves by the step,
+  // and the residual of that start is E F^T dr, not E F^T r. Every rank
+  // takes the same branch (the solve's start is a collective's).
+  const Eigen::Index solved_rows = own != nullptr ? own->rows.share_kept() : n_free();
+  bool from_last = exact && k_factor_->is_iterative() && remembered.solution_key == key &&
+                   remembered.solution.size() == solved_rows;
+  if (exact && k_factor_->is_iterative() && parallel_size() > 1) {
+    double least = 0.0, most = 0.0;
+    parallel_min_max(from_last ? 1.0 : 0.0, least, most);
+    from_last = least > 0.0;
+  }
   if (own != nullptr) {
-    solve_product_on_own_rows(*own, r, relative_tolerance);
+    solve_product_on_own_rows(*own, r, relative_tolerance,
+                              from_last ? &remembered.solution : nullptr);
   } else {
     motion.setZero(n_free());
     for (int i = 0; i < m; ++i) {
@@ -305,7 +323,17 @@ void SparseDelassusOperator::add_inexact_product(const Eigen::VectorXd& r, Eigen
       for (int c = 0; c < 3; ++c)
         if (const int dof = dofs_.free_dofs[3 * i + c]; dof >= 0) motion(dof) += global(c);
     }
-    k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
+    if (from_last) {
+      load = motion;
+      motion = remembered.solution;
+      k_factor_->solve_from_guess(load, motion);
+    } else {
+      k_factor_->solve_in_place_to_tolerance(motion, relative_tolerance);
+    }
+  }
+  if (exact && k_factor_->is_iterative()) {
+    remembered.solution = own != nullptr ? own->motion : motion;
+    remembered.solution_key = key;
   }
   for (int i = 0; i < m; ++i) {
     const Eigen::Vector3d local = own != nullptr ? Eigen::Vector3d(own->local.segment<3>(3 * i))
@@ -333,7 +361,8 @@ SparseDelassusOperator::ProductRows* SparseDelassusOperator::product_rows() cons
 
 void SparseDelassusOperator::solve_product_on_own_rows(ProductRows& own,
                                                        Eigen::Ref<const Eigen::VectorXd> r,
-                                                       double relative_tolerance) const {
+                                                       double relative_tolerance,
+                                                       const Eigen::VectorXd* start) const {
   const ContactNodesByRank& nodes = *own.nodes;
   const std::vector<int>& kept = nodes.kept_nodes();
   own.motion.setZero(own.rows.share_kept());
@@ -342,7 +371,14 @@ void SparseDelassusOperator::solve_product_on_own_rows(ProductRows& own,
     for (int c = 0; c < 3; ++c)
       if (const int at = nodes.free_positions()[3 * i + c]; at >= 0) own.motion(at) += global(c);
   }
-  k_factor_->solve_own_rows_to_tolerance(own.motion, relative_tolerance);
+  if (start != nullptr) {
+    thread_local Eigen::VectorXd load;
+    load = own.motion;
+    own.motion = *start;
+    k_factor_->solve_own_rows_from_guess(load, own.motion);
+  } else {
+    k_factor_->solve_own_rows_to_tolerance(own.motion, relative_tolerance);
+  }
   own.kept_local.resize(3 * static_cast<Eigen::Index>(kept.size()));
   for (std::size_t k = 0; k < kept.size(); ++k)
     own.kept_local.segment<3>(3 * static_cast<Eigen::Index>(k)) =

@@ -220,9 +220,12 @@ class SparseDelassusOperator final : public DelassusOperator,
   /// process.
   [[nodiscard]] ProductRows* product_rows() const;
   /// own.local = the contact nodes' local motion F E^T K_ff^-1 E F^T r
-  /// (3 a node, every node), solved on this rank's rows (collective).
+  /// (3 a node, every node), solved on this rank's rows (collective), from
+  /// `start` (this rank's rows of a guess of K_ff^-1 E F^T r; an exact
+  /// solve) if given.
   void solve_product_on_own_rows(ProductRows& own, Eigen::Ref<const Eigen::VectorXd> r,
-                                 double relative_tolerance) const;
+                                 double relative_tolerance,
+                                 const Eigen::VectorXd* start = nullptr) const;
   /// The node's stiffness block in its local frame (held components: their spring).
   [[nodiscard]] Eigen::Matrix3d local_stiffness_block(int i) const;
   void estimate_diagonal_blocks(const std::function<void(const std::string&)>& progress);

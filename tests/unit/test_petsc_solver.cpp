@@ -490,6 +490,69 @@ TEST(PetscSolver, SparseDelassusProductIsTheOneFromTheGatheredSolveBitForBit) {
   }
 }
 
+// An exact product W r under PETSc's CG starts from the last exact
+// product's solution (the contact Newton iteration's products differ by a
+// step): r + dr after r takes fewer than half the CG iterations of the
+// same product from zero (product_columns), and gives that product to the
+// solve's tolerance. On one rank and on two (PetscSolver.OnTwoRanks).
+TEST(PetscSolver, AnExactSparseDelassusProductStartsFromTheLastOne) {
+  SKIP_WITHOUT_PETSC();
+  Case c = read_case(std::filesystem::path(BIPO_SOURCE_DIR) / "cases" / "punch_A.yaml");
+  c.solver.linear = LinearSolverChoice::petsc;
+  c.solver.contact_solver = ContactSolverChoice::sparse;
+  c.solver.petsc.method = PetscMethod::cg_gamg;
+  const Mesh mesh = load_mesh(c);
+  const Analysis analysis(c, mesh);
+  const auto& op =
+      dynamic_cast<const SparseDelassusOperator&>(*analysis.contact().condensed_operators());
+  const int m = op.dofs().n_nodes();
+  const Eigen::VectorXd r = Eigen::VectorXd::LinSpaced(3 * m, -2.0, 5.0).array().sin();
+  const Eigen::VectorXd r_next =
+      r + 1e-8 * Eigen::VectorXd::LinSpaced(3 * m, 0.0, 9.0).array().cos().matrix();
+  const LinearSolver& k = op.stiffness_solver();
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(3 * m), v_next = v;
+  op.add_inexact_product(r, v, 0.0);
+  long before = k.krylov_iterations();
+  op.add_inexact_product(r_next, v_next, 0.0);
+  const long from_last = k.krylov_iterations() - before;
+  Eigen::MatrixXd columns = r_next, from_zero_products;
+  before = k.krylov_iterations();
+  op.product_columns(columns, from_zero_products, 0.0);
+  const long from_zero = k.krylov_iterations() - before;
+  EXPECT_GT(from_zero, 10);
+  EXPECT_LT(2 * from_last, from_zero) << from_last << " against " << from_zero;
+  EXPECT_LE((v_next - from_zero_products.col(0)).norm(), 1e-9 * v_next.norm());
+}
+
+// The solve on a rank's own rows from a guess: from zero it is the plain
+// solve on own rows, bit for bit; from that solution it needs at most one
+// iteration and stays at it to the tolerance.
+TEST(PetscSolver, SolvesOnOwnRowsFromAGuess) {
+  SKIP_WITHOUT_PETSC();
+  const HeldCylinder system = held_cylinder();
+  auto petsc = make_petsc_solver({PetscMethod::cg_gamg, 1e-12, 2000});
+  petsc->set_rigid_body_modes(system.modes);
+  petsc->factorize(system.k_ff);
+  const LinearSolver::RowShare share = petsc->row_share();
+  int first = 0;
+  for (int rank = 0; rank < parallel_rank(); ++rank) first += share.counts[rank];
+  const int own = share.counts[parallel_rank()];
+  Eigen::VectorXd b(own);
+  for (int k = 0; k < own; ++k) b(k) = system.b(share.rows[first + k], 0);
+  Eigen::VectorXd plain = b;
+  petsc->solve_own_rows_to_tolerance(plain, 0.0);
+  Eigen::VectorXd from_zero = Eigen::VectorXd::Zero(own);
+  petsc->solve_own_rows_from_guess(b, from_zero);
+  EXPECT_TRUE(from_zero == plain);
+  Eigen::VectorXd from_solution = plain;
+  const long before = petsc->krylov_iterations();
+  petsc->solve_own_rows_from_guess(b, from_solution);
+  EXPECT_LE(petsc->krylov_iterations() - before, 1);
+  EXPECT_LE((from_solution - plain).norm(), 1e-10 * plain.norm());
+  Eigen::VectorXd wrong(own + 1);
+  EXPECT_THROW(petsc->solve_own_rows_from_guess(b, wrong), std::logic_error);
+}
+
 // factorize_lower(reuse) with the same pattern and values scaled by 2:
 // the solution is exactly half (up to round-off), with the analysis kept.
 TEST(PetscSolver, RefactorizationWithTheSamePatternSolvesTheNewMatrix) {

@@ -150,6 +150,8 @@ class PetscLinearSolver final : public LinearSolver {
 
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const override { solve_vector(x, 0.0); }
   void solve_from_guess(const Eigen::VectorXd& b, Eigen::Ref<Eigen::VectorXd> x) const override;
+  void solve_own_rows_from_guess(const Eigen::VectorXd& b,
+                                 Eigen::Ref<Eigen::VectorXd> x) const override;
 
   void solve_to_tolerance(const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
                           double relative_tolerance) const override {
@@ -257,6 +259,8 @@ class PetscLinearSolver final : public LinearSolver {
   void apply_preconditioner() const;
   /// rhs_ -> solution_ by the Krylov method (or MUMPS), convergence checked.
   void solve_rhs() const;
+  /// solve_rhs() from solution_'s values, where they are a better start than zero.
+  void solve_rhs_from_solution() const;
   void check_converged() const;
   void destroy();
 
@@ -537,23 +541,46 @@ void PetscLinearSolver::solve_vector(Eigen::Ref<Eigen::VectorXd> x,
 // A Krylov method starts from x's values (KSPSetInitialGuessNonzero, for
 // this solve only): its test |b - A x| <= rtol |b| is the same whatever the
 // start (the unpreconditioned norm, and |b| as the reference, PETSc's
-// default), so a guess changes the iterations, not what is accepted. A
-// guess whose residual is not below |b| starts from zero instead: it is no
-// better, and one far off would stop the method at once (its divergence
-// test, |b - A x| > 1e5 |b|; a load that falls to zero). MUMPS ignores the
-// guess.
+// default), so a guess changes the iterations, not what is accepted. MUMPS
+// ignores the guess.
 void PetscLinearSolver::solve_from_guess(const Eigen::VectorXd& b,
                                          Eigen::Ref<Eigen::VectorXd> x) const {
   const std::lock_guard<std::mutex> lock(petsc_mutex);
   if (ksp_ == nullptr || b.size() != n_ || x.size() != n_)
     throw NumericalError("PETSc solve before factorization");
   scatter_in(b.data(), rhs_);
+  if (settings_.method != PetscMethod::direct) scatter_in(x.data(), solution_);
+  solve_rhs_from_solution();
+  gather_out(x.data());
+}
+
+// The same on this rank's rows alone: nothing gathered.
+void PetscLinearSolver::solve_own_rows_from_guess(const Eigen::VectorXd& b,
+                                                  Eigen::Ref<Eigen::VectorXd> x) const {
+  const std::lock_guard<std::mutex> lock(petsc_mutex);
+  own_rows_in(b);
+  if (x.size() != b.size())
+    throw std::logic_error("PETSc solver: a guess of own rows that are not this rank's");
+  if (settings_.method != PetscMethod::direct) {
+    PetscScalar* owned = nullptr;
+    check(VecGetArray(solution_, &owned), "VecGetArray");
+    std::copy(x.data(), x.data() + x.size(), owned);
+    check(VecRestoreArray(solution_, &owned), "VecRestoreArray");
+  }
+  solve_rhs_from_solution();
+  own_rows_out(x);
+}
+
+// rhs_ -> solution_, a Krylov method starting from solution_'s values. A
+// guess whose residual is not below |b| starts from zero instead: it is no
+// better, and one far off would stop the method at once (its divergence
+// test, |b - A x| > 1e5 |b|; a load that falls to zero). Collective: every
+// rank takes the same branch (the norms are global).
+void PetscLinearSolver::solve_rhs_from_solution() const {
   if (settings_.method == PetscMethod::direct) {
     solve_rhs();
-    gather_out(x.data());
     return;
   }
-  scatter_in(x.data(), solution_);
   if (guess_residual_ == nullptr) check(VecDuplicate(rhs_, &guess_residual_), "VecDuplicate");
   check(MatMult(matrix_, solution_, guess_residual_), "MatMult");
   check(VecAYPX(guess_residual_, -1.0, rhs_), "VecAYPX");
@@ -562,19 +589,18 @@ void PetscLinearSolver::solve_from_guess(const Eigen::VectorXd& b,
   check(VecNorm(rhs_, NORM_2, &b_norm), "VecNorm");
   if (!(residual_norm < b_norm)) {
     solve_rhs();
-  } else {
-    struct NonzeroGuess {  // the flag is put back on every path out, errors included
-      KSP ksp;
-      explicit NonzeroGuess(KSP k) : ksp(k) {
-        check(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE), "KSPSetInitialGuessNonzero");
-      }
-      ~NonzeroGuess() { KSPSetInitialGuessNonzero(ksp, PETSC_FALSE); }
-      NonzeroGuess(const NonzeroGuess&) = delete;
-      NonzeroGuess& operator=(const NonzeroGuess&) = delete;
-    } guess(ksp_);
-    solve_rhs();
+    return;
   }
-  gather_out(x.data());
+  struct NonzeroGuess {  // the flag is put back on every path out, errors included
+    KSP ksp;
+    explicit NonzeroGuess(KSP k) : ksp(k) {
+      check(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE), "KSPSetInitialGuessNonzero");
+    }
+    ~NonzeroGuess() { KSPSetInitialGuessNonzero(ksp, PETSC_FALSE); }
+    NonzeroGuess(const NonzeroGuess&) = delete;
+    NonzeroGuess& operator=(const NonzeroGuess&) = delete;
+  } guess(ksp_);
+  solve_rhs();
 }
 
 // The preconditioner of the Krylov method, applied once (PCApply: the PC
