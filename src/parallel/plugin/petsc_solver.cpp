@@ -279,7 +279,7 @@ class PetscLinearSolver final : public LinearSolver {
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, solution_ = nullptr, gathered_ = nullptr;
-  mutable Vec guess_residual_ = nullptr;     // solve_from_guess's b - A x0, made at its first call
+  mutable Vec guess_residual_ = nullptr;     // b - A x0 of the guessed solves, made at the first
   mutable Eigen::VectorXd gathered_column_;  // solve_block's, in PETSc's order
   VecScatter to_all_ = nullptr;
   double factor_nonzeros_ = 0.0;      // MUMPS INFOG(29); 0 for the Krylov methods
