@@ -448,6 +448,15 @@ TEST(PetscSolver, SolvesOnOwnRowsAreThoseRowsOfTheGatheredSolve) {
   }
 }
 
+/// The seed punch, case A, on the sparse contact path under PETSc's CG and GAMG.
+Case punch_a_sparse_under_cg_gamg() {
+  Case c = read_case(std::filesystem::path(BIPO_SOURCE_DIR) / "cases" / "punch_A.yaml");
+  c.solver.linear = LinearSolverChoice::petsc;
+  c.solver.contact_solver = ContactSolverChoice::sparse;
+  c.solver.petsc.method = PetscMethod::cg_gamg;
+  return c;
+}
+
 // W r of the sparse contact path's operator under PETSc (CG + GAMG): on
 // two ranks (PetscSolver.OnTwoRanks) its solve runs on each rank's rows of
 // K_ff and only the contact nodes' motion is gathered. The product is the
@@ -455,10 +464,7 @@ TEST(PetscSolver, SolvesOnOwnRowsAreThoseRowsOfTheGatheredSolve) {
 // two solves are the same bits, above), whatever the rank.
 TEST(PetscSolver, SparseDelassusProductIsTheOneFromTheGatheredSolveBitForBit) {
   SKIP_WITHOUT_PETSC();
-  Case c = read_case(std::filesystem::path(BIPO_SOURCE_DIR) / "cases" / "punch_A.yaml");
-  c.solver.linear = LinearSolverChoice::petsc;
-  c.solver.contact_solver = ContactSolverChoice::sparse;
-  c.solver.petsc.method = PetscMethod::cg_gamg;
+  const Case c = punch_a_sparse_under_cg_gamg();
   const Mesh mesh = load_mesh(c);
   const Analysis analysis(c, mesh);
   const auto& op =
@@ -497,10 +503,7 @@ TEST(PetscSolver, SparseDelassusProductIsTheOneFromTheGatheredSolveBitForBit) {
 // solve's tolerance. On one rank and on two (PetscSolver.OnTwoRanks).
 TEST(PetscSolver, AnExactSparseDelassusProductStartsFromTheLastOne) {
   SKIP_WITHOUT_PETSC();
-  Case c = read_case(std::filesystem::path(BIPO_SOURCE_DIR) / "cases" / "punch_A.yaml");
-  c.solver.linear = LinearSolverChoice::petsc;
-  c.solver.contact_solver = ContactSolverChoice::sparse;
-  c.solver.petsc.method = PetscMethod::cg_gamg;
+  const Case c = punch_a_sparse_under_cg_gamg();
   const Mesh mesh = load_mesh(c);
   const Analysis analysis(c, mesh);
   const auto& op =

@@ -252,7 +252,9 @@ class PetscLinearSolver final : public LinearSolver {
   void gather_out(double* x) const;
   /// This rank's rows (the order of row_share()'s) into rhs_, and out of
   /// solution_ (counts a solve); throws where x is not this rank's rows.
-  void own_rows_in(Eigen::Ref<const Eigen::VectorXd> x) const;
+  void own_rows_in(Eigen::Ref<const Eigen::VectorXd> x) const { own_rows_in(x, rhs_); }
+  /// ... into `target` (solution_ for a starting guess).
+  void own_rows_in(Eigen::Ref<const Eigen::VectorXd> x, Vec target) const;
   void own_rows_out(Eigen::Ref<Eigen::VectorXd> x) const;
   /// rhs_ -> solution_: the Krylov method's preconditioner once (counted as
   /// an iteration), MUMPS's solve (its preconditioner is its factor).
@@ -559,14 +561,7 @@ void PetscLinearSolver::solve_own_rows_from_guess(const Eigen::VectorXd& b,
                                                   Eigen::Ref<Eigen::VectorXd> x) const {
   const std::lock_guard<std::mutex> lock(petsc_mutex);
   own_rows_in(b);
-  if (x.size() != b.size())
-    throw std::logic_error("PETSc solver: a guess of own rows that are not this rank's");
-  if (settings_.method != PetscMethod::direct) {
-    PetscScalar* owned = nullptr;
-    check(VecGetArray(solution_, &owned), "VecGetArray");
-    std::copy(x.data(), x.data() + x.size(), owned);
-    check(VecRestoreArray(solution_, &owned), "VecRestoreArray");
-  }
+  if (settings_.method != PetscMethod::direct) own_rows_in(x, solution_);
   solve_rhs_from_solution();
   own_rows_out(x);
 }
@@ -649,14 +644,14 @@ void PetscLinearSolver::solve_own_rows_to_tolerance(Eigen::Ref<Eigen::VectorXd> 
 }
 
 // PETSc's rows of a rank are row_share()'s of that rank, in its order.
-void PetscLinearSolver::own_rows_in(Eigen::Ref<const Eigen::VectorXd> x) const {
+void PetscLinearSolver::own_rows_in(Eigen::Ref<const Eigen::VectorXd> x, Vec target) const {
   if (ksp_ == nullptr) throw NumericalError("PETSc solve before factorization");
   if (x.size() != rows_.end - rows_.first)
     throw std::logic_error("PETSc solver: a vector of own rows that are not this rank's");
   PetscScalar* owned = nullptr;
-  check(VecGetArray(rhs_, &owned), "VecGetArray");
+  check(VecGetArray(target, &owned), "VecGetArray");
   std::copy(x.data(), x.data() + x.size(), owned);
-  check(VecRestoreArray(rhs_, &owned), "VecRestoreArray");
+  check(VecRestoreArray(target, &owned), "VecRestoreArray");
 }
 
 void PetscLinearSolver::own_rows_out(Eigen::Ref<Eigen::VectorXd> x) const {
