@@ -241,12 +241,16 @@ struct Analysis::PrescribedDofs {
 /// The state of an increment between its steps (advance_to).
 struct Analysis::Increment {
   StepResult result;
-  Eigen::VectorXd u_p, f_ext;   // prescribed values, external forces
-  Eigen::MatrixXd b, x;         // the free-dof load (one column), its solution
-  Eigen::VectorXd free_motion;  // K_ff^-1 b: the free dofs' motion without contact forces
-  Eigen::VectorXd q;            // contact kinematics of the free motion
-  double step_factor = 0.0;     // main load factor change of the increment
-  Eigen::VectorXd r;            // the reactions (local frames)
+  Eigen::VectorXd u_p;  // prescribed values
+  // Each load pattern's factor at this position (0 for a pattern at rest).
+  std::vector<double> pattern_factors;
+  // The free-dof load (one column) and its solution, made by the recovery
+  // (recover_displacements): no vector of the free dofs is made before the
+  // contact iteration, whose memory peak they would raise.
+  Eigen::MatrixXd b, x;
+  Eigen::VectorXd q;         // contact kinematics of the free motion K_ff^-1 b
+  double step_factor = 0.0;  // main load factor change of the increment
+  Eigen::VectorXd r;         // the reactions (local frames)
   double motion_scale = 0.0;
   Eigen::VectorXd forces;  // C^T r at the contact nodes, global components
   Eigen::VectorXd u;       // the recovered displacements
@@ -657,15 +661,15 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
 void Analysis::set_up_load_patterns() {
   const int n_free = partition_->n_free();
   const int n_patterns = static_cast<int>(case_.dirichlet.size() + case_.loads.size());
-  pattern_loads_ = Eigen::MatrixXd::Zero(n_free, n_patterns);
+  Eigen::MatrixXd pattern_loads = Eigen::MatrixXd::Zero(n_free, n_patterns);
   for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci) {
     const DirichletCondition& bc = case_.dirichlet[ci];
     Eigen::VectorXd u_p = Eigen::VectorXd::Zero(partition_->n_prescribed());
     for (int p = 0; p < partition_->n_prescribed(); ++p)
       if (prescribed_source_[p].first == ci) u_p(p) = *bc.value[prescribed_source_[p].second];
-    pattern_loads_.col(ci).noalias() = -(k_fp_ * u_p);
+    pattern_loads.col(ci).noalias() = -(k_fp_ * u_p);
     // This rank's rows are complete: every rank's, gathered.
-    if (free_rows_) free_rows_->take_rows_from_their_ranks(pattern_loads_.col(ci));
+    if (free_rows_) free_rows_->take_rows_from_their_ranks(pattern_loads.col(ci));
     pattern_programs_.push_back(bc.program ? &*bc.program : &case_.program);
   }
   for (const auto& load : case_.loads) {
@@ -673,13 +677,21 @@ void Analysis::set_up_load_patterns() {
     for (int node : mesh_.node_set(load.set))
       for (int comp = 0; comp < 3; ++comp) {
         const int free = partition_->free_index(3 * node + comp);
-        if (free >= 0) pattern_loads_(free, k) += load.force_per_node(comp);
+        if (free >= 0) pattern_loads(free, k) += load.force_per_node(comp);
       }
     pattern_programs_.push_back(load.program ? &*load.program : &case_.program);
   }
   const auto start = std::chrono::steady_clock::now();
-  if (n_patterns > 0) solver_->solve(pattern_loads_, pattern_motions_);
+  if (n_patterns > 0) solver_->solve(pattern_loads, pattern_motions_);
   timings_.load_patterns = seconds_since(start);
+  // Only the nonzero entries are kept: adding the others to an increment's
+  // load added zeros, so the load is the same, bit for bit.
+  std::vector<Eigen::Triplet<double, int>> entries;
+  for (int k = 0; k < n_patterns; ++k)
+    for (int i = 0; i < n_free; ++i)
+      if (pattern_loads(i, k) != 0.0) entries.emplace_back(i, k, pattern_loads(i, k));
+  pattern_loads_.resize(n_free, n_patterns);
+  pattern_loads_.setFromTriplets(entries.begin(), entries.end());
   assert(n_patterns == 0 ||
          (pattern_motions_.rows() == n_free && pattern_motions_.cols() == n_patterns));
 }
@@ -688,7 +700,6 @@ void Analysis::start_at_rest() {
   const int n_dofs = 3 * mesh_.n_nodes();
   const int m = contact_->n_nodes();
   u_ = Eigen::VectorXd::Zero(n_dofs);
-  f_ext_ = Eigen::VectorXd::Zero(n_dofs);
   r_ = Eigen::VectorXd::Zero(3 * m);
   r_previous_ = r_;
   if (sparse_operator() != nullptr) {
@@ -805,26 +816,17 @@ void Analysis::begin_increment(Increment& inc) const {
   result.cycle = cycle_program(case_).cycle(static_cast<int>(std::ceil(position - 1e-9)));
 }
 
-/// Load of the increment: prescribed values, external forces, plane motion;
-/// the free motion (no contact forces) and its contact kinematics q.
+/// Load of the increment: prescribed values, the load patterns' factors,
+/// plane motion; the contact kinematics q of the free motion (no contact
+/// forces). The free motion is summed at the contact nodes' rows only: the
+/// whole vector is made by the recovery, if it needs it.
 void Analysis::apply_loads(Increment& inc) {
   const double position = inc.result.position;
-  const int n_free = partition_->n_free();
   auto start = std::chrono::steady_clock::now();
-  Eigen::VectorXd& u_p = inc.u_p;
-  Eigen::VectorXd& f_ext = inc.f_ext;
-  prescribed_values(position, u_p);
-  external_forces_at(position, f_ext);
-  inc.b = Eigen::MatrixXd::Zero(n_free, 1);
-  Eigen::MatrixXd& b = inc.b;
-  inc.free_motion = Eigen::VectorXd::Zero(n_free);
-  Eigen::VectorXd& free_motion = inc.free_motion;
-  for (int k = 0; k < static_cast<int>(pattern_programs_.size()); ++k) {
-    const double factor = pattern_programs_[k]->factor(position);
-    if (factor == 0.0) continue;
-    b.col(0) += factor * pattern_loads_.col(k);
-    free_motion += factor * pattern_motions_.col(k);
-  }
+  prescribed_values(position, inc.u_p);
+  inc.pattern_factors.resize(pattern_programs_.size());
+  for (std::size_t k = 0; k < pattern_programs_.size(); ++k)
+    inc.pattern_factors[k] = pattern_programs_[k]->factor(position);
   for (int pi = 0; pi < static_cast<int>(case_.contacts.size()); ++pi) {
     const ContactPlane& cp = case_.contacts[pi];
     const LoadProgram& program = cp.motion_program ? *cp.motion_program : case_.program;
@@ -832,9 +834,30 @@ void Analysis::apply_loads(Increment& inc) {
   }
   set_increment_laws(case_, *contact_, position);
 
-  inc.q = contact_->kinematics(gather_contact(free_motion));
+  Eigen::VectorXd free_motion_at_contact;
+  add_pattern_motions(inc, &contact_free_dofs_, free_motion_at_contact);
+  inc.q = contact_->kinematics(free_motion_at_contact);
   assert(inc.q.size() == 3 * contact_->n_nodes());
   inc.result.seconds_linear = seconds_since(start);
+}
+
+/// out = sum_k factor_k K_ff^-1 b_k, the free motion, on the free dofs
+/// `rows` (-1: a row held at 0; all free dofs in order: null), summed in
+/// the patterns' order whichever rows are asked: the same bits on any.
+void Analysis::add_pattern_motions(const Increment& inc, const std::vector<int>* rows,
+                                   Eigen::VectorXd& out) const {
+  const int n_free = partition_->n_free();
+  out.setZero(rows ? static_cast<Eigen::Index>(rows->size()) : n_free);
+  for (int k = 0; k < static_cast<int>(inc.pattern_factors.size()); ++k) {
+    const double factor = inc.pattern_factors[k];
+    if (factor == 0.0) continue;
+    if (!rows) {
+      out += factor * pattern_motions_.col(k);
+      continue;
+    }
+    for (Eigen::Index j = 0; j < out.size(); ++j)
+      if (const int free = (*rows)[j]; free >= 0) out(j) += factor * pattern_motions_(free, k);
+  }
 }
 
 Eigen::VectorXd Analysis::gather_contact(const Eigen::VectorXd& u_free) const {
@@ -1000,7 +1023,9 @@ bool Analysis::recover_from_contact_responses(Increment& inc) {
           kContactResponseBytes)
     return false;
   if (contact_responses_.empty()) contact_responses_.resize(m);
-  inc.x = inc.free_motion;
+  Eigen::VectorXd free_motion;
+  add_pattern_motions(inc, nullptr, free_motion);
+  inc.x = std::move(free_motion);
   for (int i = 0; i < m; ++i) {
     if (r.segment<3>(3 * i).isZero(0.0)) continue;
     Eigen::MatrixXd& response = contact_responses_[i];
@@ -1031,6 +1056,14 @@ void Analysis::recover_displacements(Increment& inc) {
   inc.forces = contact_->nodal_forces(r);
   const Eigen::VectorXd& forces = inc.forces;
   if (!recover_from_contact_responses(inc)) {
+    // The increment's load, sum_k factor_k b_k, then the contact forces.
+    b.setZero(n_free, 1);
+    for (int k = 0; k < pattern_loads_.outerSize(); ++k) {
+      const double factor = inc.pattern_factors[k];
+      if (factor == 0.0) continue;
+      for (SparseMatrix::InnerIterator it(pattern_loads_, k); it; ++it)
+        b(it.row(), 0) += factor * it.value();
+    }
     for (int j = 0; j < 3 * m; ++j)
       if (contact_free_dofs_[j] >= 0) b(contact_free_dofs_[j], 0) += forces(j);
     if (solver_->is_iterative()) {
@@ -1105,7 +1138,8 @@ void Analysis::check_equilibrium(Increment& inc) const {
   StepResult& result = inc.result;
   const int m = contact_->n_nodes();
   const Eigen::VectorXd& u = inc.u;
-  const Eigen::VectorXd& f_ext = inc.f_ext;
+  Eigen::VectorXd f_ext;
+  external_forces_at(result.position, f_ext);
   const Eigen::VectorXd& forces = inc.forces;
   Eigen::VectorXd residual = stiffness_times(u);
   const double reference =
@@ -1180,7 +1214,6 @@ void Analysis::commit_step(Increment& inc) {
   position_ = result.position;
   if (solver_->is_iterative()) free_displacement_previous_ = u_(partition_->free_dofs());
   u_ = std::move(inc.u);
-  f_ext_ = std::move(inc.f_ext);
   r_ = std::move(inc.r);
   states_ = std::move(inc.states);
   contact_->accept(inc.u_contact);

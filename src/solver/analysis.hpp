@@ -214,8 +214,6 @@ class Analysis {
   [[nodiscard]] const std::vector<long>& stiffness_entries_per_rank() const {
     return stiffness_entries_per_rank_;
   }
-  /// External nodal forces at the last converged state.
-  [[nodiscard]] const Eigen::VectorXd& external_forces() const { return f_ext_; }
   [[nodiscard]] const DofPartition& partition() const { return *partition_; }
 
   /// Contact: mesh node of contact node i, per-node results of the last
@@ -312,6 +310,8 @@ class Analysis {
 
   void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
   void external_forces_at(double position, Eigen::VectorXd& f) const;
+  void add_pattern_motions(const Increment& inc, const std::vector<int>* rows,
+                           Eigen::VectorXd& out) const;
 
   Case case_;
   const Mesh& mesh_;
@@ -357,9 +357,13 @@ class Analysis {
   // The load is linear in its programs' factors: the free-dof load of an
   // increment is sum_k factor_k(position) b_k, one pattern b_k per boundary
   // condition and per nodal load (columns), with its free motion K_ff^-1 b_k
-  // solved once in the constructor.
+  // solved once in the constructor. The loads are kept sparse (a condition's
+  // b_k = -K_fp u_p is nonzero next to its dofs only, a nodal load on its
+  // set): of the free dofs' vectors an increment needs whole, only the
+  // motions are held through the contact iteration.
   std::vector<const LoadProgram*> pattern_programs_;
-  Eigen::MatrixXd pattern_loads_, pattern_motions_;
+  SparseMatrix pattern_loads_;
+  Eigen::MatrixXd pattern_motions_;
   double stiffness_norm_ = 0.0;  // max_i sum_j |K_ij|
   SetupTimings timings_;
   std::string blas_threads_;
@@ -370,7 +374,7 @@ class Analysis {
   std::filesystem::path setup_donor_case_;
 
   double position_ = 0.0;
-  Eigen::VectorXd u_, f_ext_, r_;
+  Eigen::VectorXd u_, r_;
   Eigen::VectorXd r_previous_;  // reactions one step before r_
   // The free displacements one step before u_'s, for the start of an
   // iterative backend's recovery solve (recovery_guess); empty with a
