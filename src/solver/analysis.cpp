@@ -1089,12 +1089,35 @@ void Analysis::recover_displacements(Increment& inc) {
 // solution accepted meets the same residual test either way.
 Eigen::VectorXd Analysis::recovery_guess(const Increment& inc) const {
   Eigen::VectorXd guess = u_(partition_->free_dofs());
+  const Eigen::Index kept = free_rows_ ? free_rows_->kept() : guess.size();
   if (previous_step_factor_ != 0.0 && inc.step_factor * previous_step_factor_ > 0.0 &&
-      free_displacement_previous_.size() == guess.size()) {
+      free_displacement_previous_.size() == kept) {
     const double ratio = std::min(inc.step_factor / previous_step_factor_, 1.0);
-    guess += ratio * (guess - free_displacement_previous_);
+    if (!free_rows_) {
+      guess += ratio * (guess - free_displacement_previous_);
+    } else {
+      // Under MPI this rank's rows only: the backend reads no other row
+      // of a guess (the ranks' guesses are its distributed vector).
+      const int* rows = free_rows_->kept_rows();
+      for (Eigen::Index i = 0; i < kept; ++i)
+        guess(rows[i]) += ratio * (guess(rows[i]) - free_displacement_previous_(i));
+    }
   }
   return guess;
+}
+
+/// The free displacements of the last converged state, for the next
+/// recovery's start (recovery_guess): this rank's rows under MPI.
+void Analysis::keep_free_displacement() {
+  const std::vector<int>& free_dofs = partition_->free_dofs();
+  if (!free_rows_) {
+    free_displacement_previous_ = u_(free_dofs);
+    return;
+  }
+  const int* rows = free_rows_->kept_rows();
+  free_displacement_previous_.resize(free_rows_->kept());
+  for (Eigen::Index i = 0; i < free_displacement_previous_.size(); ++i)
+    free_displacement_previous_(i) = u_(free_dofs[rows[i]]);
 }
 
 long Analysis::stiffness_entries_held() const {
@@ -1212,7 +1235,7 @@ void Analysis::commit_step(Increment& inc) {
   reactions_motion_previous_ = std::move(reactions_motion_);
   reactions_motion_ = std::move(inc.reactions_motion);
   position_ = result.position;
-  if (solver_->is_iterative()) free_displacement_previous_ = u_(partition_->free_dofs());
+  if (solver_->is_iterative()) keep_free_displacement();
   u_ = std::move(inc.u);
   r_ = std::move(inc.r);
   states_ = std::move(inc.states);

@@ -297,6 +297,7 @@ class Analysis {
                                                 const Increment& inc) const;
   void recover_displacements(Increment& inc);
   [[nodiscard]] Eigen::VectorXd recovery_guess(const Increment& inc) const;
+  void keep_free_displacement();
   [[nodiscard]] bool recover_from_contact_responses(Increment& inc);
   void check_equilibrium(Increment& inc) const;
   void check_law_on_recovered(Increment& inc);
@@ -378,7 +379,7 @@ class Analysis {
   Eigen::VectorXd r_previous_;  // reactions one step before r_
   // The free displacements one step before u_'s, for the start of an
   // iterative backend's recovery solve (recovery_guess); empty with a
-  // direct one.
+  // direct one. Under MPI this rank's rows only (free_rows_' kept rows).
   Eigen::VectorXd free_displacement_previous_;
   // W r_ and W r_previous_ on the sparse path (from the recovered motions,
   // record_reactions_motion), which give the motion of the next increment's

@@ -527,6 +527,39 @@ TEST(PetscSolver, AnExactSparseDelassusProductStartsFromTheLastOne) {
   EXPECT_LE((v_next - from_zero_products.col(0)).norm(), 1e-9 * v_next.norm());
 }
 
+// A proportional increment's recovery solve under PETSc's CG starts from
+// the last two displacements extrapolated along the load
+// (Analysis::recovery_guess), of which PETSc reads each rank's own rows:
+// under MPI a rank keeps only its rows of the older one. That start is the
+// solution to round-off, and the increment's one K_ff solve takes at most
+// two CG iterations, where the first increment's take tens from zero. On
+// one rank and on two (PetscSolver.OnTwoRanks): a rank's rows taken from
+// the wrong places would start the solve far off.
+TEST(PetscSolver, AProportionalIncrementsRecoveryStartsFromTheExtrapolationOnEveryRank) {
+  SKIP_WITHOUT_PETSC();
+  Case c = punch_a_sparse_under_cg_gamg();
+  c.program.segments = {{1.0, 4, 0}};
+  const Mesh mesh = load_mesh(c);
+  Analysis analysis(c, mesh);
+  const LinearSolver& k = analysis.linear_solver();
+  for (int increment = 1; increment <= 4; ++increment) {
+    SCOPED_TRACE("increment " + std::to_string(increment) + ", rank " +
+                 std::to_string(parallel_rank()) + " of " + std::to_string(parallel_size()));
+    const long solves_before = k.solve_count();
+    const long iterations_before = k.krylov_iterations();
+    const StepResult step = analysis.advance_to(increment);
+    const long solves = k.solve_count() - solves_before;
+    const long iterations = k.krylov_iterations() - iterations_before;
+    if (increment == 1) {
+      EXPECT_GT(iterations, 10 * solves);
+      continue;
+    }
+    EXPECT_EQ(step.newton_iterations, 0);
+    EXPECT_EQ(solves, 1);
+    EXPECT_LE(iterations, 2);
+  }
+}
+
 // The solve on a rank's own rows from a guess: from zero it is the plain
 // solve on own rows, bit for bit; from that solution it needs at most one
 // iteration and stays at it to the tolerance.
