@@ -835,7 +835,7 @@ void Analysis::apply_loads(Increment& inc) {
   set_increment_laws(case_, *contact_, position);
 
   Eigen::VectorXd free_motion_at_contact;
-  add_pattern_motions(inc, &contact_free_dofs_, free_motion_at_contact);
+  free_motion_on(inc, &contact_free_dofs_, free_motion_at_contact);
   inc.q = contact_->kinematics(free_motion_at_contact);
   assert(inc.q.size() == 3 * contact_->n_nodes());
   inc.result.seconds_linear = seconds_since(start);
@@ -844,8 +844,8 @@ void Analysis::apply_loads(Increment& inc) {
 /// out = sum_k factor_k K_ff^-1 b_k, the free motion, on the free dofs
 /// `rows` (-1: a row held at 0; all free dofs in order: null), summed in
 /// the patterns' order whichever rows are asked: the same bits on any.
-void Analysis::add_pattern_motions(const Increment& inc, const std::vector<int>* rows,
-                                   Eigen::VectorXd& out) const {
+void Analysis::free_motion_on(const Increment& inc, const std::vector<int>* rows,
+                              Eigen::VectorXd& out) const {
   const int n_free = partition_->n_free();
   out.setZero(rows ? static_cast<Eigen::Index>(rows->size()) : n_free);
   for (int k = 0; k < static_cast<int>(inc.pattern_factors.size()); ++k) {
@@ -1024,8 +1024,8 @@ bool Analysis::recover_from_contact_responses(Increment& inc) {
     return false;
   if (contact_responses_.empty()) contact_responses_.resize(m);
   Eigen::VectorXd free_motion;
-  add_pattern_motions(inc, nullptr, free_motion);
-  inc.x = std::move(free_motion);
+  free_motion_on(inc, nullptr, free_motion);
+  inc.x = free_motion;
   for (int i = 0; i < m; ++i) {
     if (r.segment<3>(3 * i).isZero(0.0)) continue;
     Eigen::MatrixXd& response = contact_responses_[i];

@@ -311,8 +311,8 @@ class Analysis {
 
   void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
   void external_forces_at(double position, Eigen::VectorXd& f) const;
-  void add_pattern_motions(const Increment& inc, const std::vector<int>* rows,
-                           Eigen::VectorXd& out) const;
+  void free_motion_on(const Increment& inc, const std::vector<int>* rows,
+                      Eigen::VectorXd& out) const;
 
   Case case_;
   const Mesh& mesh_;
