@@ -457,6 +457,16 @@ Case punch_a_sparse_under_cg_gamg() {
   return c;
 }
 
+/// The contact operator of an analysis on the sparse path.
+const SparseDelassusOperator& sparse_operator_of(const Analysis& analysis) {
+  return dynamic_cast<const SparseDelassusOperator&>(*analysis.contact().condensed_operators());
+}
+
+/// Reactions of both signs and many sizes, 3 a node, to apply W to.
+Eigen::VectorXd sample_reactions(int m) {
+  return Eigen::VectorXd::LinSpaced(3 * m, -2.0, 5.0).array().sin();
+}
+
 // W r of the sparse contact path's operator under PETSc (CG + GAMG): on
 // two ranks (PetscSolver.OnTwoRanks) its solve runs on each rank's rows of
 // K_ff and only the contact nodes' motion is gathered. The product is the
@@ -467,11 +477,10 @@ TEST(PetscSolver, SparseDelassusProductIsTheOneFromTheGatheredSolveBitForBit) {
   const Case c = punch_a_sparse_under_cg_gamg();
   const Mesh mesh = load_mesh(c);
   const Analysis analysis(c, mesh);
-  const auto& op =
-      dynamic_cast<const SparseDelassusOperator&>(*analysis.contact().condensed_operators());
+  const SparseDelassusOperator& op = sparse_operator_of(analysis);
   const ContactDofs& dofs = op.dofs();
   const int m = dofs.n_nodes();
-  const Eigen::VectorXd r = Eigen::VectorXd::LinSpaced(3 * m, -2.0, 5.0).array().sin();
+  const Eigen::VectorXd r = sample_reactions(m);
   for (const double tolerance : {1e-6, 0.0}) {
     Eigen::VectorXd motion = Eigen::VectorXd::Zero(op.n_free());
     for (int i = 0; i < m; ++i) {
@@ -506,10 +515,9 @@ TEST(PetscSolver, AnExactSparseDelassusProductStartsFromTheLastOne) {
   const Case c = punch_a_sparse_under_cg_gamg();
   const Mesh mesh = load_mesh(c);
   const Analysis analysis(c, mesh);
-  const auto& op =
-      dynamic_cast<const SparseDelassusOperator&>(*analysis.contact().condensed_operators());
+  const SparseDelassusOperator& op = sparse_operator_of(analysis);
   const int m = op.dofs().n_nodes();
-  const Eigen::VectorXd r = Eigen::VectorXd::LinSpaced(3 * m, -2.0, 5.0).array().sin();
+  const Eigen::VectorXd r = sample_reactions(m);
   const Eigen::VectorXd r_next =
       r + 1e-8 * Eigen::VectorXd::LinSpaced(3 * m, 0.0, 9.0).array().cos().matrix();
   const LinearSolver& k = op.stiffness_solver();
