@@ -42,6 +42,12 @@ KrylovRows::KrylovRows(const LinearSolver::RowShare& share,
   rank_positions_.resize(static_cast<std::size_t>(ranks));
   std::iota(rank_positions_.begin(), rank_positions_.end(), 0);
   parts_.resize(static_cast<std::size_t>(ranks));
+}
+
+void KrylovRows::size_buffers() {
+  // On first use: an instance that never gathers whole (the analysis's
+  // rows of the free dofs, the Newton step's) holds no vector of the
+  // whole mesh.
   gathered_.resize(static_cast<Eigen::Index>(all_rows_.size()));
   mine_.resize(counts_[rank_]);
 }
@@ -71,12 +77,22 @@ void KrylovRows::take(Eigen::Ref<const Eigen::VectorXd> whole,
 }
 
 void KrylovRows::gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole) {
+  if (gathered_.size() != static_cast<Eigen::Index>(all_rows_.size())) size_buffers();
   all_gather_(mine.data(), kept(), gathered_.data(), counts_, displacements_);
   whole.resize(gathered_.size());
   for (Eigen::Index k = 0; k < gathered_.size(); ++k) whole(all_rows_[k]) = gathered_(k);
 }
 
+void KrylovRows::gather_unbuffered(Eigen::Ref<const Eigen::VectorXd> mine,
+                                   Eigen::VectorXd& whole) const {
+  Eigen::VectorXd received(static_cast<Eigen::Index>(all_rows_.size()));
+  all_gather_(mine.data(), kept(), received.data(), counts_, displacements_);
+  whole.resize(received.size());
+  for (Eigen::Index k = 0; k < received.size(); ++k) whole(all_rows_[k]) = received(k);
+}
+
 void KrylovRows::take_rows_from_their_ranks(Eigen::Ref<Eigen::VectorXd> vector) {
+  if (gathered_.size() != static_cast<Eigen::Index>(all_rows_.size())) size_buffers();
   take(vector, mine_);
   all_gather_(mine_.data(), kept(), gathered_.data(), counts_, displacements_);
   for (Eigen::Index k = 0; k < gathered_.size(); ++k) vector(all_rows_[k]) = gathered_(k);

@@ -57,11 +57,17 @@ class KrylovRows {
   /// mine = the rows of `whole` kept here.
   void take(Eigen::Ref<const Eigen::VectorXd> whole, Eigen::Ref<Eigen::VectorXd> mine) const;
   /// whole = every rank's kept rows put together (collective; resizes
-  /// `whole` to the vectors' size; allocates nothing after the first call).
+  /// `whole` to the vectors' size; allocates nothing after the first call,
+  /// which sizes a buffer of the vectors' size that this object keeps).
   void gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole);
+  /// The same with a buffer of its own, freed on return: for gathers
+  /// between increments, so that no buffer of the whole mesh is kept
+  /// through the rest of the run.
+  void gather_unbuffered(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole) const;
   /// Every row of `vector` (the vectors' size) set to its value on the rank
   /// that keeps it (collective): a vector of which each rank computed only
-  /// its own rows made whole on every rank. Allocates nothing.
+  /// its own rows made whole on every rank. Allocates nothing after the
+  /// first call (or gather()'s).
   void take_rows_from_their_ranks(Eigen::Ref<Eigen::VectorXd> vector);
   /// Every rank's `part`, rank 0's first (collective).
   const std::vector<double>& parts_of_every_rank(double part);
@@ -88,7 +94,8 @@ class KrylovRows {
   std::vector<int> ones_, rank_positions_;  // sum(): one value per rank
   int rank_ = 0, share_kept_ = 0;
   AllGather all_gather_;
-  Eigen::VectorXd gathered_, mine_;  // every rank's rows; this rank's
+  void size_buffers();
+  Eigen::VectorXd gathered_, mine_;  // every rank's rows; this rank's (sized on first use)
   std::vector<double> parts_;
 };
 

@@ -184,6 +184,13 @@ TEST(KrylovRows, GatherPutsEveryRanksRowsInTheirPlaces) {
     const bool here = row >= 10 || (row / 3) % 2 == 0;
     EXPECT_EQ(gathered(row), here ? row : 1000.0 + row) << row;
   }
+  // With a buffer of its own (the analysis's gathers between increments),
+  // and a vector made whole in place: the same.
+  Eigen::VectorXd unbuffered;
+  rows.gather_unbuffered(mine, unbuffered);
+  EXPECT_TRUE(unbuffered == gathered);
+  rows.take_rows_from_their_ranks(whole);
+  EXPECT_TRUE(whole == gathered);
   EXPECT_EQ(rows.largest_kept(), std::max(share.counts[0] + 2, share.counts[1]));
 }
 
