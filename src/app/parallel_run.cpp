@@ -40,14 +40,16 @@ void hash_bytes(std::uint64_t& h, const void* data, std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
 }
 
-/// The bits of the displacement and the contact reactions, as a double
+/// The bits of what every rank holds whole, the contact nodes' reactions
+/// and accumulated slips (the displacements at the contact nodes, which the
+/// ranks gather: each rank holds only its rows of the others), as a double
 /// that holds them exactly (an integer below 2^53), for min_max.
 double state_checksum(const Analysis& analysis) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  const Eigen::VectorXd& u = analysis.displacement();
-  hash_bytes(h, u.data(), sizeof(double) * static_cast<std::size_t>(u.size()));
   for (const ContactNodeState& state : analysis.contact_states())
     hash_bytes(h, state.r.data(), sizeof(double) * 3);
+  for (const Eigen::Vector3d& slip : analysis.accumulated_slip())
+    hash_bytes(h, slip.data(), sizeof(double) * 3);
   return static_cast<double>(h >> 11);
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <system_error>
@@ -324,8 +325,13 @@ void run_program(Analysis& analysis, const Case& c, const fs::path& directory,
   } forget_progress{analysis};
   try {
     run_load_program(analysis, [&](const Analysis& advanced, const StepResult& step) {
+      // Under MPI each rank holds its rows of the displacements: every
+      // rank's gathered, for rank 0's results, between the increments.
+      std::optional<Eigen::VectorXd> gathered;
+      if (advanced.displacement_divided()) gathered = advanced.whole_displacement();
       write_on_output_rank([&] {
-        writer->on_step(snapshot_of(advanced, step));
+        writer->on_step(gathered ? snapshot_of(advanced, step, *gathered)
+                                 : snapshot_of(advanced, step));
         if (!options.quiet) log.write(progress_line(step, c.program.n_increments()));
       });
       last_line = std::chrono::steady_clock::now();

@@ -246,14 +246,15 @@ struct Analysis::Increment {
   std::vector<double> pattern_factors;
   // The free-dof load (one column) and its solution, made by the recovery
   // (recover_displacements): no vector of the free dofs is made before the
-  // contact iteration, whose memory peak they would raise.
+  // contact iteration, whose memory peak they would raise. Under MPI this
+  // rank's rows only (free_rows_' kept rows).
   Eigen::MatrixXd b, x;
   Eigen::VectorXd q;         // contact kinematics of the free motion K_ff^-1 b
   double step_factor = 0.0;  // main load factor change of the increment
   Eigen::VectorXd r;         // the reactions (local frames)
   double motion_scale = 0.0;
   Eigen::VectorXd forces;  // C^T r at the contact nodes, global components
-  Eigen::VectorXd u;       // the recovered displacements
+  Eigen::VectorXd u;       // the recovered displacements (as u_: this rank's under MPI)
   Eigen::VectorXd u_contact;
   std::vector<ContactNodeState> states;
   Eigen::VectorXd reactions_motion;  // W r (the sparse path only)
@@ -286,6 +287,7 @@ Analysis::Analysis(const Case& c, const Mesh& mesh, std::unique_ptr<LinearSolver
       condense_contact_operators(rho_override);
     timings_.factorization += choice_seconds;
   }
+  set_up_rank_maps();
   report_setup_phase("solving for the free motions of the load patterns");
   set_up_load_patterns();
   // The sparse path's preconditioner is chosen now (a collective under
@@ -657,7 +659,63 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   timings_.delassus = seconds_since(start);
 }
 
-/// Load patterns and their free motions, all in one multi-column solve.
+/// Under MPI: which of the rank's dofs are free rows kept here, and which
+/// contact rows it keeps (RankMaps). Nothing in one process.
+void Analysis::set_up_rank_maps() {
+  if (!dof_rows_ && !free_rows_) return;
+  if (!dof_rows_ || !free_rows_) throw std::logic_error("the dofs divided, not the free rows");
+  RankMaps maps;
+  const std::vector<int> free_position = free_rows_->position_of_each_row();
+  maps.dof_source.resize(static_cast<std::size_t>(dof_rows_->kept()));
+  maps.free_row_dof.assign(static_cast<std::size_t>(free_rows_->kept()), -1);
+  for (int k = 0; k < dof_rows_->kept(); ++k) {
+    const int dof = dof_rows_->kept_rows()[k];
+    const int free = partition_->free_index(dof);
+    if (free < 0) {
+      maps.dof_source[k] = -1 - partition_->prescribed_index(dof);
+      continue;
+    }
+    const int position = free_position[free];
+    // A node's dofs are its free rows' rank's (assembly_share).
+    if (position < 0) throw std::logic_error("a rank's dof whose free row another rank keeps");
+    maps.dof_source[k] = position;
+    maps.free_row_dof[position] = k;
+  }
+  if (std::count(maps.free_row_dof.begin(), maps.free_row_dof.end(), -1) != 0)
+    throw std::logic_error("a rank's free row whose dof another rank keeps");
+  maps.contact_position.assign(contact_free_dofs_.size(), -1);
+  for (std::size_t j = 0; j < contact_free_dofs_.size(); ++j) {
+    if (contact_free_dofs_[j] < 0) continue;
+    maps.contact_position[j] = free_position[contact_free_dofs_[j]];
+    if (maps.contact_position[j] >= 0) maps.contact_rows_here.push_back(static_cast<int>(j));
+  }
+  const std::vector<double> here(maps.contact_rows_here.begin(), maps.contact_rows_here.end());
+  std::vector<double> every;
+  free_rows_->gather_parts(here.data(), static_cast<int>(here.size()), every);
+  maps.contact_rows_of_every_rank.assign(every.begin(), every.end());
+  rank_maps_ = std::move(maps);
+}
+
+/// The contact rows (3 a node, global components; 0 for a held component)
+/// of a vector of the free dofs of which this rank holds its kept rows
+/// (`kept`, free_rows_' order): every rank's contact rows gathered, 3
+/// values a node at most (collective).
+Eigen::VectorXd Analysis::contact_rows_of_kept(const Eigen::VectorXd& kept) const {
+  const RankMaps& maps = *rank_maps_;
+  std::vector<double> mine(maps.contact_rows_here.size()), every;
+  for (std::size_t k = 0; k < mine.size(); ++k)
+    mine[k] = kept(maps.contact_position[maps.contact_rows_here[k]]);
+  free_rows_->gather_parts(mine.data(), static_cast<int>(mine.size()), every);
+  Eigen::VectorXd contact =
+      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(contact_free_dofs_.size()));
+  for (std::size_t k = 0; k < every.size(); ++k)
+    contact(maps.contact_rows_of_every_rank[k]) = every[k];
+  return contact;
+}
+
+/// Load patterns and their free motions, all in one multi-column solve
+/// (under MPI, one solve a pattern on the rank's rows, nothing gathered but
+/// the contact rows).
 void Analysis::set_up_load_patterns() {
   const int n_free = partition_->n_free();
   const int n_patterns = static_cast<int>(case_.dirichlet.size() + case_.loads.size());
@@ -667,9 +725,8 @@ void Analysis::set_up_load_patterns() {
     Eigen::VectorXd u_p = Eigen::VectorXd::Zero(partition_->n_prescribed());
     for (int p = 0; p < partition_->n_prescribed(); ++p)
       if (prescribed_source_[p].first == ci) u_p(p) = *bc.value[prescribed_source_[p].second];
+    // Under MPI this rank's rows are complete, and only they are read.
     pattern_loads.col(ci).noalias() = -(k_fp_ * u_p);
-    // This rank's rows are complete: every rank's, gathered.
-    if (free_rows_) free_rows_->take_rows_from_their_ranks(pattern_loads.col(ci));
     pattern_programs_.push_back(bc.program ? &*bc.program : &case_.program);
   }
   for (const auto& load : case_.loads) {
@@ -681,25 +738,46 @@ void Analysis::set_up_load_patterns() {
       }
     pattern_programs_.push_back(load.program ? &*load.program : &case_.program);
   }
+  // The free rows kept here: all of them in one process.
+  const int kept = free_rows_ ? free_rows_->kept() : n_free;
+  const auto kept_row = [&](int k) { return free_rows_ ? free_rows_->kept_rows()[k] : k; };
   const auto start = std::chrono::steady_clock::now();
-  if (n_patterns > 0) solver_->solve(pattern_loads, pattern_motions_);
+  pattern_contact_motions_.setZero(static_cast<Eigen::Index>(contact_free_dofs_.size()),
+                                   n_patterns);
+  if (!free_rows_) {
+    if (n_patterns > 0) solver_->solve(pattern_loads, pattern_motions_);
+    for (std::size_t j = 0; j < contact_free_dofs_.size(); ++j)
+      if (contact_free_dofs_[j] >= 0)
+        pattern_contact_motions_.row(static_cast<Eigen::Index>(j)) =
+            pattern_motions_.row(contact_free_dofs_[j]);
+  } else {
+    // The same solves as the multi-column one, on the rank's rows (the
+    // backend reads no other row of b): the same bits at the contact rows.
+    Eigen::VectorXd b(kept), x(kept);
+    for (int p = 0; p < n_patterns; ++p) {
+      for (int k = 0; k < kept; ++k) b(k) = pattern_loads(kept_row(k), p);
+      x.setZero();
+      solver_->solve_own_rows_from_guess(b, x);
+      pattern_contact_motions_.col(p) = contact_rows_of_kept(x);
+    }
+  }
   timings_.load_patterns = seconds_since(start);
-  // Only the nonzero entries are kept: adding the others to an increment's
-  // load added zeros, so the load is the same, bit for bit.
+  // Only the nonzero entries of the kept rows are kept: adding the others to
+  // an increment's load added zeros, so the load is the same, bit for bit.
   std::vector<Eigen::Triplet<double, int>> entries;
-  for (int k = 0; k < n_patterns; ++k)
-    for (int i = 0; i < n_free; ++i)
-      if (pattern_loads(i, k) != 0.0) entries.emplace_back(i, k, pattern_loads(i, k));
-  pattern_loads_.resize(n_free, n_patterns);
+  for (int p = 0; p < n_patterns; ++p)
+    for (int k = 0; k < kept; ++k)
+      if (const double value = pattern_loads(kept_row(k), p); value != 0.0)
+        entries.emplace_back(k, p, value);
+  pattern_loads_.resize(kept, n_patterns);
   pattern_loads_.setFromTriplets(entries.begin(), entries.end());
-  assert(n_patterns == 0 ||
+  assert(n_patterns == 0 || free_rows_ ||
          (pattern_motions_.rows() == n_free && pattern_motions_.cols() == n_patterns));
 }
 
 void Analysis::start_at_rest() {
-  const int n_dofs = 3 * mesh_.n_nodes();
   const int m = contact_->n_nodes();
-  u_ = Eigen::VectorXd::Zero(n_dofs);
+  u_ = Eigen::VectorXd::Zero(dof_rows_ ? dof_rows_->kept() : 3 * mesh_.n_nodes());
   r_ = Eigen::VectorXd::Zero(3 * m);
   r_previous_ = r_;
   if (sparse_operator() != nullptr) {
@@ -834,30 +912,34 @@ void Analysis::apply_loads(Increment& inc) {
   }
   set_increment_laws(case_, *contact_, position);
 
-  Eigen::VectorXd free_motion_at_contact;
-  free_motion_on(inc, &contact_free_dofs_, free_motion_at_contact);
-  inc.q = contact_->kinematics(free_motion_at_contact);
+  Eigen::VectorXd motion_at_contact;
+  free_motion_at_contact(inc, motion_at_contact);
+  inc.q = contact_->kinematics(motion_at_contact);
   assert(inc.q.size() == 3 * contact_->n_nodes());
   inc.result.seconds_linear = seconds_since(start);
 }
 
-/// out = sum_k factor_k K_ff^-1 b_k, the free motion, on the free dofs
-/// `rows` (-1: a row held at 0; all free dofs in order: null), summed in
-/// the patterns' order whichever rows are asked: the same bits on any.
-void Analysis::free_motion_on(const Increment& inc, const std::vector<int>* rows,
-                              Eigen::VectorXd& out) const {
-  const int n_free = partition_->n_free();
-  out.setZero(rows ? static_cast<Eigen::Index>(rows->size()) : n_free);
+/// out = sum_k factor_k K_ff^-1 b_k, the free motion, at the contact rows
+/// (0 at a held component), summed in the patterns' order as free_motion()
+/// sums it: the same bits as its rows there.
+void Analysis::free_motion_at_contact(const Increment& inc, Eigen::VectorXd& out) const {
+  out.setZero(pattern_contact_motions_.rows());
   for (int k = 0; k < static_cast<int>(inc.pattern_factors.size()); ++k) {
     const double factor = inc.pattern_factors[k];
     if (factor == 0.0) continue;
-    if (!rows) {
-      out += factor * pattern_motions_.col(k);
-      continue;
-    }
     for (Eigen::Index j = 0; j < out.size(); ++j)
-      if (const int free = (*rows)[j]; free >= 0) out(j) += factor * pattern_motions_(free, k);
+      if (contact_free_dofs_[j] >= 0) out(j) += factor * pattern_contact_motions_(j, k);
   }
+}
+
+/// The same on every free dof, in one process (the motions are whole only
+/// there).
+void Analysis::free_motion(const Increment& inc, Eigen::VectorXd& out) const {
+  assert(!free_rows_);
+  out.setZero(partition_->n_free());
+  for (int k = 0; k < static_cast<int>(inc.pattern_factors.size()); ++k)
+    if (const double factor = inc.pattern_factors[k]; factor != 0.0)
+      out += factor * pattern_motions_.col(k);
 }
 
 Eigen::VectorXd Analysis::gather_contact(const Eigen::VectorXd& u_free) const {
@@ -1005,9 +1087,12 @@ void Analysis::throw_contact_not_converged(const ContactSolveReport& report,
 // (docs/performance.md, "Fretting: 1000 cycles"). Not used when more than a
 // quarter of the nodes are loaded (a punch: the full solve is as cheap, and
 // its results stay the same to the last bit) or when the kept responses
-// would pass kContactResponseBytes. False: recover with a full solve.
+// would pass kContactResponseBytes, nor under MPI (the responses are
+// vectors of the whole mesh, which no rank holds there). False: recover
+// with a full solve.
 bool Analysis::recover_from_contact_responses(Increment& inc) {
   constexpr std::size_t kContactResponseBytes = std::size_t{256} << 20;
+  if (free_rows_) return false;
   const int m = contact_->n_nodes();
   const int n_free = partition_->n_free();
   const Eigen::VectorXd& r = inc.r;
@@ -1023,9 +1108,9 @@ bool Analysis::recover_from_contact_responses(Increment& inc) {
           kContactResponseBytes)
     return false;
   if (contact_responses_.empty()) contact_responses_.resize(m);
-  Eigen::VectorXd free_motion;
-  free_motion_on(inc, nullptr, free_motion);
-  inc.x = free_motion;
+  Eigen::VectorXd motion;
+  free_motion(inc, motion);
+  inc.x = motion;
   for (int i = 0; i < m; ++i) {
     if (r.segment<3>(3 * i).isZero(0.0)) continue;
     Eigen::MatrixXd& response = contact_responses_[i];
@@ -1047,7 +1132,6 @@ bool Analysis::recover_from_contact_responses(Increment& inc) {
 
 void Analysis::recover_displacements(Increment& inc) {
   const int m = contact_->n_nodes();
-  const int n_free = partition_->n_free();
   const Eigen::VectorXd& r = inc.r;
   const Eigen::VectorXd& u_p = inc.u_p;
   Eigen::MatrixXd& b = inc.b;
@@ -1056,29 +1140,48 @@ void Analysis::recover_displacements(Increment& inc) {
   inc.forces = contact_->nodal_forces(r);
   const Eigen::VectorXd& forces = inc.forces;
   if (!recover_from_contact_responses(inc)) {
-    // The increment's load, sum_k factor_k b_k, then the contact forces.
-    b.setZero(n_free, 1);
+    // The increment's load, sum_k factor_k b_k, then the contact forces, on
+    // the free rows kept here (all of them in one process).
+    b.setZero(pattern_loads_.rows(), 1);
     for (int k = 0; k < pattern_loads_.outerSize(); ++k) {
       const double factor = inc.pattern_factors[k];
       if (factor == 0.0) continue;
       for (SparseMatrix::InnerIterator it(pattern_loads_, k); it; ++it)
         b(it.row(), 0) += factor * it.value();
     }
-    for (int j = 0; j < 3 * m; ++j)
-      if (contact_free_dofs_[j] >= 0) b(contact_free_dofs_[j], 0) += forces(j);
-    if (solver_->is_iterative()) {
-      x.resize(n_free, 1);
+    for (int j = 0; j < 3 * m; ++j) {
+      const int row = rank_maps_ ? rank_maps_->contact_position[j] : contact_free_dofs_[j];
+      if (row >= 0) b(row, 0) += forces(j);
+    }
+    if (rank_maps_) {
+      // Each rank its rows: nothing of the whole mesh is gathered.
+      x.resize(b.rows(), 1);
+      x.col(0) = recovery_guess(inc);
+      solver_->solve_own_rows_from_guess(b.col(0), x.col(0));
+    } else if (solver_->is_iterative()) {
+      x.resize(b.rows(), 1);
       x.col(0) = recovery_guess(inc);
       solver_->solve_from_guess(b.col(0), x.col(0));
     } else {
       solver_->solve(b, x);
     }
   }
-  inc.u.resize(3 * mesh_.n_nodes());
   Eigen::VectorXd& u = inc.u;
-  for (int i = 0; i < n_free; ++i) u(partition_->free_dofs()[i]) = x(i, 0);
-  for (int p = 0; p < partition_->n_prescribed(); ++p) u(partition_->prescribed_dofs()[p]) = u_p(p);
-  if (!u.allFinite()) throw NumericalError("non-finite displacements");
+  if (rank_maps_) {
+    const std::vector<int>& source = rank_maps_->dof_source;
+    u.resize(static_cast<Eigen::Index>(source.size()));
+    for (std::size_t k = 0; k < source.size(); ++k)
+      u(static_cast<Eigen::Index>(k)) = source[k] >= 0 ? x(source[k], 0) : u_p(-1 - source[k]);
+  } else {
+    u.resize(3 * mesh_.n_nodes());
+    for (int i = 0; i < partition_->n_free(); ++i) u(partition_->free_dofs()[i]) = x(i, 0);
+    for (int p = 0; p < partition_->n_prescribed(); ++p)
+      u(partition_->prescribed_dofs()[p]) = u_p(p);
+  }
+  // Every rank fails alike (a collective would otherwise wait for one).
+  bool finite = u.allFinite();
+  if (free_rows_) finite = free_rows_->sum(finite ? 0.0 : 1.0) == 0.0;
+  if (!finite) throw NumericalError("non-finite displacements");
 }
 
 // The start of an iterative backend's recovery solve: the last converged
@@ -1086,22 +1189,21 @@ void Analysis::recover_displacements(Increment& inc) {
 // (solve_contact_problem) while the load keeps its direction. In a
 // proportional increment that is the solution to round-off, and the solve
 // stops after a few iterations instead of starting from zero; the
-// solution accepted meets the same residual test either way.
+// solution accepted meets the same residual test either way. Under MPI
+// this rank's rows only (free_rows_' kept rows): the backend reads no
+// other row of a guess.
 Eigen::VectorXd Analysis::recovery_guess(const Increment& inc) const {
-  Eigen::VectorXd guess = u_(partition_->free_dofs());
-  const Eigen::Index kept = free_rows_ ? free_rows_->kept() : guess.size();
+  Eigen::VectorXd guess;
+  if (rank_maps_) {
+    guess.resize(static_cast<Eigen::Index>(rank_maps_->free_row_dof.size()));
+    for (Eigen::Index i = 0; i < guess.size(); ++i) guess(i) = u_(rank_maps_->free_row_dof[i]);
+  } else {
+    guess = u_(partition_->free_dofs());
+  }
   if (previous_step_factor_ != 0.0 && inc.step_factor * previous_step_factor_ > 0.0 &&
-      free_displacement_previous_.size() == kept) {
+      free_displacement_previous_.size() == guess.size()) {
     const double ratio = std::min(inc.step_factor / previous_step_factor_, 1.0);
-    if (!free_rows_) {
-      guess += ratio * (guess - free_displacement_previous_);
-    } else {
-      // Under MPI this rank's rows only: the backend reads no other row
-      // of a guess (the ranks' guesses are its distributed vector).
-      const int* rows = free_rows_->kept_rows();
-      for (Eigen::Index i = 0; i < kept; ++i)
-        guess(rows[i]) += ratio * (guess(rows[i]) - free_displacement_previous_(i));
-    }
+    guess += ratio * (guess - free_displacement_previous_);
   }
   return guess;
 }
@@ -1109,15 +1211,21 @@ Eigen::VectorXd Analysis::recovery_guess(const Increment& inc) const {
 /// The free displacements of the last converged state, for the next
 /// recovery's start (recovery_guess): this rank's rows under MPI.
 void Analysis::keep_free_displacement() {
-  const std::vector<int>& free_dofs = partition_->free_dofs();
-  if (!free_rows_) {
-    free_displacement_previous_ = u_(free_dofs);
+  if (!rank_maps_) {
+    free_displacement_previous_ = u_(partition_->free_dofs());
     return;
   }
-  const int* rows = free_rows_->kept_rows();
-  free_displacement_previous_.resize(free_rows_->kept());
+  const std::vector<int>& dof = rank_maps_->free_row_dof;
+  free_displacement_previous_.resize(static_cast<Eigen::Index>(dof.size()));
   for (Eigen::Index i = 0; i < free_displacement_previous_.size(); ++i)
-    free_displacement_previous_(i) = u_(free_dofs[rows[i]]);
+    free_displacement_previous_(i) = u_(dof[i]);
+}
+
+Eigen::VectorXd Analysis::whole_displacement() const {
+  if (!dof_rows_) return u_;
+  Eigen::VectorXd whole;
+  dof_rows_->gather_unbuffered(u_, whole);
+  return whole;
 }
 
 long Analysis::stiffness_entries_held() const {
@@ -1143,8 +1251,13 @@ Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
   part = k_fp_.transpose() * u_f;
   part.noalias() += k_pp_ * u_p;
   k_u(prescribed) = part;
-  // This rank's rows are complete: every rank's, gathered.
-  if (dof_rows_) dof_rows_->take_rows_from_their_ranks(k_u);
+  // This rank's rows are complete: every rank's, gathered (with no buffer
+  // kept: once an increment).
+  if (dof_rows_) {
+    Eigen::VectorXd own(dof_rows_->kept());
+    dof_rows_->take(k_u, own);
+    dof_rows_->gather_unbuffered(own, k_u);
+  }
   return k_u;
 }
 
@@ -1157,10 +1270,15 @@ Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
 // divided by it was 1. The reference is 0 only if u, f_ext and r all are,
 // and then the residual is exactly 0 too (docs/case-file.md,
 // solver.force_tolerance).
+//
+// Under MPI it is the one place that holds the displacements whole: every
+// rank's rows gathered for K u, for the check only.
 void Analysis::check_equilibrium(Increment& inc) const {
   StepResult& result = inc.result;
   const int m = contact_->n_nodes();
-  const Eigen::VectorXd& u = inc.u;
+  Eigen::VectorXd gathered;
+  if (dof_rows_) dof_rows_->gather_unbuffered(inc.u, gathered);
+  const Eigen::VectorXd& u = dof_rows_ ? gathered : inc.u;
   Eigen::VectorXd f_ext;
   external_forces_at(result.position, f_ext);
   const Eigen::VectorXd& forces = inc.forces;
@@ -1189,7 +1307,7 @@ void Analysis::check_law_on_recovered(Increment& inc) {
   const int m = contact_->n_nodes();
   const Eigen::VectorXd& r = inc.r;
   const double motion_scale = inc.motion_scale;
-  inc.u_contact = gather_contact(inc.x.col(0));
+  inc.u_contact = rank_maps_ ? contact_rows_of_kept(inc.x.col(0)) : gather_contact(inc.x.col(0));
   const Eigen::VectorXd& u_contact = inc.u_contact;
   const Eigen::VectorXd v = contact_->kinematics(u_contact);
   ContactSolveReport check;
@@ -1256,7 +1374,7 @@ void Analysis::commit_step(Increment& inc) {
   dissipation_total_ += result.dissipation;
   result.accumulated_dissipation = dissipation_total_;
   if (wear_) wear_step(result);
-  assert(u_.size() == 3 * mesh_.n_nodes() && r_.size() == 3 * m &&
+  assert(u_.size() == (dof_rows_ ? dof_rows_->kept() : 3 * mesh_.n_nodes()) && r_.size() == 3 * m &&
          static_cast<int>(states_.size()) == m);
 }
 

@@ -12,6 +12,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cassert>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -199,8 +200,23 @@ class Analysis {
   /// SetupChoices::blas_threads said; "not set" without it).
   [[nodiscard]] const std::string& blas_threads() const { return blas_threads_; }
 
-  /// Full displacement vector (3 per node) of the last converged state.
-  [[nodiscard]] const Eigen::VectorXd& displacement() const { return u_; }
+  /// Full displacement vector (3 per node) of the last converged state, in
+  /// one process. Under MPI each rank holds only its dofs' rows of it:
+  /// whole_displacement() gathers them.
+  [[nodiscard]] const Eigen::VectorXd& displacement() const {
+    assert(!dof_rows_);
+    return u_;
+  }
+  /// True under MPI, where each rank holds its dofs' rows of the
+  /// displacements alone.
+  [[nodiscard]] bool displacement_divided() const { return dof_rows_.has_value(); }
+  /// The values of the displacements held here: every dof in one process,
+  /// this rank's under MPI (for tests of what the run keeps).
+  [[nodiscard]] Eigen::Index displacement_values_held() const { return u_.size(); }
+  /// The displacements whole on every rank: every rank's rows gathered
+  /// (collective: every rank calls it at the same point); in one process a
+  /// copy of displacement().
+  [[nodiscard]] Eigen::VectorXd whole_displacement() const;
   /// The elasticity matrix (for stresses and tests).
   [[nodiscard]] const Matrix6d& elasticity() const { return d_; }
   /// The entries allocated for the stiffness matrices this analysis holds
@@ -309,10 +325,12 @@ class Analysis {
   void wear_step(StepResult& result);
   [[nodiscard]] Eigen::VectorXd gather_contact(const Eigen::VectorXd& u_free) const;
 
+  void set_up_rank_maps();
+  [[nodiscard]] Eigen::VectorXd contact_rows_of_kept(const Eigen::VectorXd& kept) const;
   void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
   void external_forces_at(double position, Eigen::VectorXd& f) const;
-  void free_motion_on(const Increment& inc, const std::vector<int>* rows,
-                      Eigen::VectorXd& out) const;
+  void free_motion_at_contact(const Increment& inc, Eigen::VectorXd& out) const;
+  void free_motion(const Increment& inc, Eigen::VectorXd& out) const;
 
   Case case_;
   const Mesh& mesh_;
@@ -360,11 +378,31 @@ class Analysis {
   // condition and per nodal load (columns), with its free motion K_ff^-1 b_k
   // solved once in the constructor. The loads are kept sparse (a condition's
   // b_k = -K_fp u_p is nonzero next to its dofs only, a nodal load on its
-  // set): of the free dofs' vectors an increment needs whole, only the
-  // motions are held through the contact iteration.
+  // set), on the free rows kept here (all of them in one process, a rank's
+  // own under MPI); the motions at the contact nodes' rows (3 a node, 0 for
+  // a held component), which is all the contact iteration reads, and whole
+  // in one process only, for the responses' recovery.
   std::vector<const LoadProgram*> pattern_programs_;
   SparseMatrix pattern_loads_;
+  Eigen::MatrixXd pattern_contact_motions_;
   Eigen::MatrixXd pattern_motions_;
+  // Under MPI (dof_rows_ and free_rows_ set), what ties a rank's rows of
+  // the dofs and of the free dofs to each other and to the contact nodes
+  // (set_up_rank_maps); u_ then holds the rank's dofs alone.
+  struct RankMaps {
+    // Each dof kept here (dof_rows_' order): its position among the free
+    // rows kept here, or -1 - p for prescribed dof p.
+    std::vector<int> dof_source;
+    // Each free row kept here (free_rows_' order): its dof's position
+    // among the dofs kept here.
+    std::vector<int> free_row_dof;
+    // Each contact row j (3 a node): the position of its free dof among the
+    // free rows kept here; -1 where another rank keeps it or it is held.
+    std::vector<int> contact_position;
+    // The contact rows kept here, ascending, and every rank's, rank by rank.
+    std::vector<int> contact_rows_here, contact_rows_of_every_rank;
+  };
+  std::optional<RankMaps> rank_maps_;
   double stiffness_norm_ = 0.0;  // max_i sum_j |K_ij|
   SetupTimings timings_;
   std::string blas_threads_;
@@ -375,7 +413,10 @@ class Analysis {
   std::filesystem::path setup_donor_case_;
 
   double position_ = 0.0;
-  Eigen::VectorXd u_, r_;
+  // The displacements of the last converged state: whole in one process,
+  // this rank's dofs under MPI (dof_rows_' kept rows, in their order).
+  Eigen::VectorXd u_;
+  Eigen::VectorXd r_;
   Eigen::VectorXd r_previous_;  // reactions one step before r_
   // The free displacements one step before u_'s, for the start of an
   // iterative backend's recovery solve (recovery_guess); empty with a

@@ -87,8 +87,13 @@ RunDescription describe_run(const Analysis& analysis) {
 }
 
 StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step) {
+  return snapshot_of(analysis, step, analysis.displacement());
+}
+
+StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step,
+                         const Eigen::VectorXd& displacement) {
   StepSnapshot snapshot{step,
-                        analysis.displacement(),
+                        displacement,
                         analysis.contact_states(),
                         analysis.accumulated_slip(),
                         analysis.accumulated_slip_length(),

@@ -103,7 +103,13 @@ struct StepSnapshot {
 /// The description of `analysis`'s run, taken after its set-up.
 [[nodiscard]] RunDescription describe_run(const Analysis& analysis);
 
-/// The snapshot of the step `analysis` has just converged, `step`.
+/// The snapshot of the step `analysis` has just converged, `step`, in one
+/// process.
 [[nodiscard]] StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step);
+/// The same with the step's whole displacements given (under MPI, where
+/// each rank holds its rows: Analysis::whole_displacement); they must
+/// outlive the snapshot.
+[[nodiscard]] StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step,
+                                       const Eigen::VectorXd& displacement);
 
 }  // namespace bipo

@@ -8,10 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "app/run.hpp"
 #include "core/errors.hpp"
@@ -566,6 +569,53 @@ TEST(PetscSolver, AProportionalIncrementsRecoveryStartsFromTheExtrapolationOnEve
     EXPECT_EQ(solves, 1);
     EXPECT_LE(iterations, 2);
   }
+}
+
+// Under MPI each rank holds only its dofs' rows of the displacements
+// (Analysis::displacement_values_held): together every dof once, and each
+// rank about its share. Gathered (whole_displacement, the same on every
+// rank), they are in equilibrium with the contact reactions by the test's
+// own assembly of K on the whole mesh (physics.md 3.3; the punch has no
+// nodal load): K u = C^T r at every free dof. A rank's rows put in another
+// rank's places, or the prescribed values in the free ones', would break
+// it. On one rank (PetscSolver.*) the displacements are whole.
+TEST(PetscSolver, EachRankHoldsItsRowsOfTheDisplacementsAndTheGatheredOnesAreInEquilibrium) {
+  SKIP_WITHOUT_PETSC();
+  Case c = punch_a_sparse_under_cg_gamg();
+  c.program.segments = {{1.0, 2, 0}};
+  const Mesh mesh = load_mesh(c);
+  Analysis analysis(c, mesh);
+  const int ranks = parallel_size();
+  for (int increment = 1; increment <= 2; ++increment)
+    static_cast<void>(analysis.advance_to(increment));
+  const Eigen::Index n_dofs = 3 * mesh.n_nodes();
+  const auto held = static_cast<double>(analysis.displacement_values_held());
+  std::vector<double> every(static_cast<std::size_t>(ranks));
+  std::vector<int> ones(static_cast<std::size_t>(ranks), 1), at(static_cast<std::size_t>(ranks));
+  std::iota(at.begin(), at.end(), 0);
+  parallel_all_gather(&held, 1, every.data(), ones, at);
+  EXPECT_EQ(std::accumulate(every.begin(), every.end(), 0.0), static_cast<double>(n_dofs));
+  EXPECT_EQ(analysis.displacement_divided(), ranks > 1);
+  if (ranks > 1) {
+    EXPECT_LT(held, 0.75 * static_cast<double>(n_dofs));
+  }
+
+  const Eigen::VectorXd u = analysis.whole_displacement();
+  ASSERT_EQ(u.size(), n_dofs);
+  const SparseMatrix k = assemble_stiffness(mesh, analysis.elasticity());
+  Eigen::VectorXd residual = k * u;
+  const std::vector<int>& contact_nodes = analysis.contact_mesh_nodes();
+  double largest_reaction = 0.0;
+  for (std::size_t i = 0; i < contact_nodes.size(); ++i) {
+    const Eigen::Vector3d reaction = analysis.contact_reaction(static_cast<int>(i));
+    residual.segment<3>(3 * contact_nodes[i]) -= reaction;
+    largest_reaction = std::max(largest_reaction, reaction.lpNorm<Eigen::Infinity>());
+  }
+  ASSERT_GT(largest_reaction, 1.0);
+  double largest_free = 0.0;
+  for (const int dof : analysis.partition().free_dofs())
+    largest_free = std::max(largest_free, std::abs(residual(dof)));
+  EXPECT_LT(largest_free, 1e-8 * largest_reaction) << "rank " << parallel_rank();
 }
 
 // The solve on a rank's own rows from a guess: from zero it is the plain
