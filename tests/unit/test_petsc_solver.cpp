@@ -460,6 +460,22 @@ Case punch_a_sparse_under_cg_gamg() {
   return c;
 }
 
+/// punch_a_sparse_under_cg_gamg() loaded in `increments` equal increments
+/// to the full load, its mesh and its analysis, set up.
+struct PunchASparseRun {
+  explicit PunchASparseRun(int increments)
+      : c(with_increments(punch_a_sparse_under_cg_gamg(), increments)),
+        mesh(load_mesh(c)),
+        analysis(c, mesh) {}
+  static Case with_increments(Case c, int increments) {
+    c.program.segments = {{1.0, increments, 0}};
+    return c;
+  }
+  Case c;
+  Mesh mesh;
+  Analysis analysis;
+};
+
 /// The contact operator of an analysis on the sparse path.
 const SparseDelassusOperator& sparse_operator_of(const Analysis& analysis) {
   return dynamic_cast<const SparseDelassusOperator&>(*analysis.contact().condensed_operators());
@@ -548,10 +564,8 @@ TEST(PetscSolver, AnExactSparseDelassusProductStartsFromTheLastOne) {
 // the wrong places would start the solve far off.
 TEST(PetscSolver, AProportionalIncrementsRecoveryStartsFromTheExtrapolationOnEveryRank) {
   SKIP_WITHOUT_PETSC();
-  Case c = punch_a_sparse_under_cg_gamg();
-  c.program.segments = {{1.0, 4, 0}};
-  const Mesh mesh = load_mesh(c);
-  Analysis analysis(c, mesh);
+  PunchASparseRun run(4);
+  Analysis& analysis = run.analysis;
   const LinearSolver& k = analysis.linear_solver();
   for (int increment = 1; increment <= 4; ++increment) {
     SCOPED_TRACE("increment " + std::to_string(increment) + ", rank " +
@@ -581,10 +595,9 @@ TEST(PetscSolver, AProportionalIncrementsRecoveryStartsFromTheExtrapolationOnEve
 // it. On one rank (PetscSolver.*) the displacements are whole.
 TEST(PetscSolver, EachRankHoldsItsRowsOfTheDisplacementsAndTheGatheredOnesAreInEquilibrium) {
   SKIP_WITHOUT_PETSC();
-  Case c = punch_a_sparse_under_cg_gamg();
-  c.program.segments = {{1.0, 2, 0}};
-  const Mesh mesh = load_mesh(c);
-  Analysis analysis(c, mesh);
+  PunchASparseRun run(2);
+  Analysis& analysis = run.analysis;
+  const Mesh& mesh = run.mesh;
   const int ranks = parallel_size();
   for (int increment = 1; increment <= 2; ++increment)
     static_cast<void>(analysis.advance_to(increment));
