@@ -693,6 +693,24 @@ void Analysis::set_up_rank_maps() {
   std::vector<double> every;
   free_rows_->gather_parts(here.data(), static_cast<int>(here.size()), every);
   maps.contact_rows_of_every_rank.assign(every.begin(), every.end());
+  // The dofs kept here are ascending (a node's three, nodes in order).
+  const int* dofs_here = dof_rows_->kept_rows();
+  const int* dofs_end = dofs_here + dof_rows_->kept();
+  maps.contact_dof_position.assign(contact_free_dofs_.size(), -1);
+  for (std::size_t j = 0; j < contact_free_dofs_.size(); ++j) {
+    const int dof = 3 * contact_mesh_nodes_[j / 3] + static_cast<int>(j % 3);
+    const int* at = std::lower_bound(dofs_here, dofs_end, dof);
+    if (at != dofs_end && *at == dof)
+      maps.contact_dof_position[j] = static_cast<int>(at - dofs_here);
+  }
+  std::vector<double> prescribed;
+  for (int k = 0; k < dof_rows_->kept(); ++k)
+    if (maps.dof_source[k] < 0) {
+      maps.prescribed_here.push_back(k);
+      prescribed.push_back(-1 - maps.dof_source[k]);
+    }
+  free_rows_->gather_parts(prescribed.data(), static_cast<int>(prescribed.size()), every);
+  maps.prescribed_of_every_rank.assign(every.begin(), every.end());
   rank_maps_ = std::move(maps);
 }
 
@@ -1236,10 +1254,11 @@ long Analysis::stiffness_entries_held() const {
 }
 
 /// K u on every dof, from the blocks the run keeps (K_ff's lower triangle,
-/// K_fp, K_pp): [K_ff u_f + K_fp u_p; K_fp^T u_f + K_pp u_p]. Under MPI
-/// (collective) each rank's own rows, gathered: the same bits as from the
-/// whole blocks (the same entries of those rows, added in the same order).
+/// K_fp, K_pp): [K_ff u_f + K_fp u_p; K_fp^T u_f + K_pp u_p], in one
+/// process (under MPI the blocks are complete on the rank's rows only:
+/// check_equilibrium_by_rank).
 Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
+  assert(!dof_rows_);
   const std::vector<int>& free = partition_->free_dofs();
   const std::vector<int>& prescribed = partition_->prescribed_dofs();
   const Eigen::VectorXd u_f = u(free);
@@ -1251,13 +1270,6 @@ Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
   part = k_fp_.transpose() * u_f;
   part.noalias() += k_pp_ * u_p;
   k_u(prescribed) = part;
-  // This rank's rows are complete: every rank's, gathered (with no buffer
-  // kept: once an increment).
-  if (dof_rows_) {
-    Eigen::VectorXd own(dof_rows_->kept());
-    dof_rows_->take(k_u, own);
-    dof_rows_->gather_unbuffered(own, k_u);
-  }
   return k_u;
 }
 
@@ -1270,15 +1282,14 @@ Eigen::VectorXd Analysis::stiffness_times(const Eigen::VectorXd& u) const {
 // divided by it was 1. The reference is 0 only if u, f_ext and r all are,
 // and then the residual is exactly 0 too (docs/case-file.md,
 // solver.force_tolerance).
-//
-// Under MPI it is the one place that holds the displacements whole: every
-// rank's rows gathered for K u, for the check only.
 void Analysis::check_equilibrium(Increment& inc) const {
+  if (rank_maps_) {
+    check_equilibrium_by_rank(inc);
+    return;
+  }
   StepResult& result = inc.result;
   const int m = contact_->n_nodes();
-  Eigen::VectorXd gathered;
-  if (dof_rows_) dof_rows_->gather_unbuffered(inc.u, gathered);
-  const Eigen::VectorXd& u = dof_rows_ ? gathered : inc.u;
+  const Eigen::VectorXd& u = inc.u;
   Eigen::VectorXd f_ext;
   external_forces_at(result.position, f_ext);
   const Eigen::VectorXd& forces = inc.forces;
@@ -1291,13 +1302,79 @@ void Analysis::check_equilibrium(Increment& inc) const {
     residual.segment<3>(3 * contact_mesh_nodes_[j]) -= forces.segment<3>(3 * j);
   double max_free = 0.0;
   for (int dof : partition_->free_dofs()) max_free = std::max(max_free, std::abs(residual(dof)));
+  accept_equilibrium(result, max_free, reference, [&](int dof) { return residual(dof); });
+}
+
+/// The same under MPI, on each rank's dofs: K u of the rank's rows, from
+/// the free displacements gathered whole (the only vector of the whole mesh
+/// beside K u's free rows and the external forces), the largest free
+/// residual and |u| over the ranks, and the prescribed dofs' residuals (the
+/// supports' reactions) gathered to every rank. The same bits as the check
+/// on the whole vectors: each row's terms are computed in the same order,
+/// and the reactions summed in the same order.
+void Analysis::check_equilibrium_by_rank(Increment& inc) const {
+  const RankMaps& maps = *rank_maps_;
+  StepResult& result = inc.result;
+  const Eigen::VectorXd& u_p = inc.u_p;
+  const Eigen::VectorXd& forces = inc.forces;
+  Eigen::VectorXd f_ext;
+  external_forces_at(result.position, f_ext);
+  Eigen::VectorXd k_u_free, k_u_prescribed;
+  {
+    Eigen::VectorXd u_f;
+    free_rows_->gather_unbuffered(inc.x.col(0), u_f);
+    k_u_free = k_ff_lower_->selfadjointView<Eigen::Lower>() * u_f;
+    k_u_free.noalias() += k_fp_ * u_p;
+    k_u_prescribed = k_fp_.transpose() * u_f;
+    k_u_prescribed.noalias() += k_pp_ * u_p;
+  }
+  // The rank's rows of K u - f_ext - C^T r (the rows kept here of the
+  // dofs; complete in this rank's blocks).
+  const int* dofs = dof_rows_->kept_rows();
+  Eigen::VectorXd residual(dof_rows_->kept());
+  for (Eigen::Index k = 0; k < residual.size(); ++k) {
+    const int dof = dofs[k];
+    const int source = maps.dof_source[k];
+    const double k_u =
+        source >= 0 ? k_u_free(partition_->free_index(dof)) : k_u_prescribed(-1 - source);
+    residual(k) = k_u - f_ext(dof);
+  }
+  for (std::size_t j = 0; j < maps.contact_dof_position.size(); ++j)
+    if (const int k = maps.contact_dof_position[j]; k >= 0) residual(k) -= forces(j);
+  double max_free = 0.0;
+  for (Eigen::Index k = 0; k < residual.size(); ++k)
+    if (maps.dof_source[k] >= 0) max_free = std::max(max_free, std::abs(residual(k)));
+  double least = 0.0, largest_u = 0.0;
+  parallel_min_max(max_free, least, max_free);
+  parallel_min_max(inc.u.lpNorm<Eigen::Infinity>(), least, largest_u);
+  const double reference =
+      std::max({f_ext.lpNorm<Eigen::Infinity>(), forces.lpNorm<Eigen::Infinity>(),
+                stiffness_norm_ * largest_u});
+  std::vector<double> mine, every;
+  mine.reserve(maps.prescribed_here.size());
+  for (const int k : maps.prescribed_here) mine.push_back(residual(k));
+  free_rows_->gather_parts(mine.data(), static_cast<int>(mine.size()), every);
+  Eigen::VectorXd prescribed_residual(partition_->n_prescribed());
+  for (std::size_t k = 0; k < every.size(); ++k)
+    prescribed_residual(maps.prescribed_of_every_rank[k]) = every[k];
+  accept_equilibrium(result, max_free, reference, [&](int dof) {
+    return prescribed_residual(partition_->prescribed_index(dof));
+  });
+}
+
+/// The equilibrium residual against solver.force_tolerance, then the
+/// supports' reactions: each condition's prescribed dofs' residuals, summed
+/// in their order.
+void Analysis::accept_equilibrium(StepResult& result, double max_free, double reference,
+                                  const std::function<double(int dof)>& prescribed_residual) const {
   result.equilibrium_residual = reference > 0.0 ? max_free / reference : max_free;  // both 0
   if (!(result.equilibrium_residual <= case_.solver.force_tolerance))
     throw NumericalError("equilibrium residual " + std::to_string(result.equilibrium_residual) +
                          " above force_tolerance after the recovery solve");
   result.dirichlet_reactions.assign(case_.dirichlet.size(), Eigen::Vector3d::Zero());
   for (int ci = 0; ci < static_cast<int>(case_.dirichlet.size()); ++ci)
-    for (int dof : condition_dofs_[ci]) result.dirichlet_reactions[ci](dof % 3) += residual(dof);
+    for (int dof : condition_dofs_[ci])
+      result.dirichlet_reactions[ci](dof % 3) += prescribed_residual(dof);
 }
 
 /// The law certificate on the recovered displacements (physics.md 3.1), then the

@@ -316,6 +316,9 @@ class Analysis {
   void keep_free_displacement();
   [[nodiscard]] bool recover_from_contact_responses(Increment& inc);
   void check_equilibrium(Increment& inc) const;
+  void check_equilibrium_by_rank(Increment& inc) const;
+  void accept_equilibrium(StepResult& result, double max_free, double reference,
+                          const std::function<double(int dof)>& prescribed_residual) const;
   void check_law_on_recovered(Increment& inc);
   /// On the sparse path, W r of the increment's reactions from its
   /// recovered motion v: W r = v - q (plus the held springs' r / k).
@@ -401,6 +404,13 @@ class Analysis {
     std::vector<int> contact_position;
     // The contact rows kept here, ascending, and every rank's, rank by rank.
     std::vector<int> contact_rows_here, contact_rows_of_every_rank;
+    // Each contact row j: the position of its mesh dof among the dofs kept
+    // here (a held component's too), -1 where another rank keeps it.
+    std::vector<int> contact_dof_position;
+    // The prescribed dofs kept here (their positions among the dofs kept
+    // here), and every rank's prescribed indices, rank by rank.
+    std::vector<int> prescribed_here;
+    std::vector<int> prescribed_of_every_rank;
   };
   std::optional<RankMaps> rank_maps_;
   double stiffness_norm_ = 0.0;  // max_i sum_j |K_ij|
