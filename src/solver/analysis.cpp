@@ -1198,7 +1198,7 @@ void Analysis::recover_displacements(Increment& inc) {
   }
   // Every rank fails alike (a collective would otherwise wait for one).
   bool finite = u.allFinite();
-  if (free_rows_) finite = free_rows_->sum(finite ? 0.0 : 1.0) == 0.0;
+  if (rank_maps_) finite = free_rows_->sum(finite ? 0.0 : 1.0) == 0.0;
   if (!finite) throw NumericalError("non-finite displacements");
 }
 
@@ -1323,7 +1323,8 @@ void Analysis::check_equilibrium_by_rank(Increment& inc) const {
   {
     Eigen::VectorXd u_f;
     free_rows_->gather_unbuffered(inc.x.col(0), u_f);
-    k_u_free = k_ff_lower_->selfadjointView<Eigen::Lower>() * u_f;
+    k_u_free.resize(u_f.size());  // made in place: no temporary of the whole mesh
+    k_u_free.noalias() = k_ff_lower_->selfadjointView<Eigen::Lower>() * u_f;
     k_u_free.noalias() += k_fp_ * u_p;
     k_u_prescribed = k_fp_.transpose() * u_f;
     k_u_prescribed.noalias() += k_pp_ * u_p;
