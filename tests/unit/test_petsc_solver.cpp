@@ -590,17 +590,18 @@ TEST(PetscSolver, AProportionalIncrementsRecoveryStartsFromTheExtrapolationOnEve
 // rank about its share. Gathered (whole_displacement, the same on every
 // rank), they are in equilibrium with the contact reactions by the test's
 // own assembly of K on the whole mesh (physics.md 3.3; the punch has no
-// nodal load): K u = C^T r at every free dof. A rank's rows put in another
-// rank's places, or the prescribed values in the free ones', would break
-// it. On one rank (PetscSolver.*) the displacements are whole.
+// nodal load): K u = C^T r at every free dof, and the top's reaction is
+// K u summed over its dofs. A rank's rows put in another rank's places, or
+// the prescribed values in the free ones', would break it. On one rank
+// (PetscSolver.*) the displacements are whole.
 TEST(PetscSolver, EachRankHoldsItsRowsOfTheDisplacementsAndTheGatheredOnesAreInEquilibrium) {
   SKIP_WITHOUT_PETSC();
   PunchASparseRun run(2);
   Analysis& analysis = run.analysis;
   const Mesh& mesh = run.mesh;
   const int ranks = parallel_size();
-  for (int increment = 1; increment <= 2; ++increment)
-    static_cast<void>(analysis.advance_to(increment));
+  StepResult last;
+  for (int increment = 1; increment <= 2; ++increment) last = analysis.advance_to(increment);
   const Eigen::Index n_dofs = 3 * mesh.n_nodes();
   const auto held = static_cast<double>(analysis.displacement_values_held());
   std::vector<double> every(static_cast<std::size_t>(ranks));
@@ -629,6 +630,14 @@ TEST(PetscSolver, EachRankHoldsItsRowsOfTheDisplacementsAndTheGatheredOnesAreInE
   for (const int dof : analysis.partition().free_dofs())
     largest_free = std::max(largest_free, std::abs(residual(dof)));
   EXPECT_LT(largest_free, 1e-8 * largest_reaction) << "rank " << parallel_rank();
+  // The top's reaction (the punch's one condition holds every prescribed
+  // dof), which the check sums from every rank's prescribed rows: the
+  // residual's sum there.
+  Eigen::Vector3d top = Eigen::Vector3d::Zero();
+  for (const int dof : analysis.partition().prescribed_dofs()) top(dof % 3) += residual(dof);
+  ASSERT_EQ(last.dirichlet_reactions.size(), 1u);
+  EXPECT_LT((last.dirichlet_reactions[0] - top).norm(), 1e-8 * top.norm()) << top.transpose();
+  EXPECT_GT(top.norm(), largest_reaction);
 }
 
 // The solve on a rank's own rows from a guess: from zero it is the plain
