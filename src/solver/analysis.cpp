@@ -704,28 +704,30 @@ void Analysis::set_up_rank_maps() {
       maps.contact_dof_position[j] = static_cast<int>(at - dofs_here);
   }
   std::vector<double> prescribed;
-  for (int k = 0; k < dof_rows_->kept(); ++k)
-    if (maps.dof_source[k] < 0) {
-      maps.prescribed_here.push_back(k);
-      prescribed.push_back(-1 - maps.dof_source[k]);
-    }
+  for (const int source : maps.dof_source)
+    if (source < 0) prescribed.push_back(-1 - source);
   free_rows_->gather_parts(prescribed.data(), static_cast<int>(prescribed.size()), every);
   maps.prescribed_of_every_rank.assign(every.begin(), every.end());
   rank_maps_ = std::move(maps);
 }
 
 /// The contact rows (3 a node, global components; 0 for a held component)
-/// of a vector of the free dofs of which this rank holds its kept rows
-/// (`kept`, free_rows_' order): every rank's contact rows gathered, 3
-/// values a node at most (collective).
-Eigen::VectorXd Analysis::contact_rows_of_kept(const Eigen::VectorXd& kept) const {
+/// of a vector of the free dofs: whole in one process; under MPI its rows
+/// kept here (free_rows_' order), and every rank's contact rows gathered,
+/// 3 values a node at most (collective).
+Eigen::VectorXd Analysis::contact_rows_of(Eigen::Ref<const Eigen::VectorXd> free_vector) const {
+  Eigen::VectorXd contact =
+      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(contact_free_dofs_.size()));
+  if (!rank_maps_) {
+    for (Eigen::Index j = 0; j < contact.size(); ++j)
+      if (const int dof = contact_free_dofs_[j]; dof >= 0) contact(j) = free_vector(dof);
+    return contact;
+  }
   const RankMaps& maps = *rank_maps_;
   std::vector<double> mine(maps.contact_rows_here.size()), every;
   for (std::size_t k = 0; k < mine.size(); ++k)
-    mine[k] = kept(maps.contact_position[maps.contact_rows_here[k]]);
+    mine[k] = free_vector(maps.contact_position[maps.contact_rows_here[k]]);
   free_rows_->gather_parts(mine.data(), static_cast<int>(mine.size()), every);
-  Eigen::VectorXd contact =
-      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(contact_free_dofs_.size()));
   for (std::size_t k = 0; k < every.size(); ++k)
     contact(maps.contact_rows_of_every_rank[k]) = every[k];
   return contact;
@@ -764,10 +766,8 @@ void Analysis::set_up_load_patterns() {
                                    n_patterns);
   if (!free_rows_) {
     if (n_patterns > 0) solver_->solve(pattern_loads, pattern_motions_);
-    for (std::size_t j = 0; j < contact_free_dofs_.size(); ++j)
-      if (contact_free_dofs_[j] >= 0)
-        pattern_contact_motions_.row(static_cast<Eigen::Index>(j)) =
-            pattern_motions_.row(contact_free_dofs_[j]);
+    for (int p = 0; p < n_patterns; ++p)
+      pattern_contact_motions_.col(p) = contact_rows_of(pattern_motions_.col(p));
   } else {
     // The same solves as the multi-column one, on the rank's rows (the
     // backend reads no other row of b): the same bits at the contact rows.
@@ -776,7 +776,7 @@ void Analysis::set_up_load_patterns() {
       for (int k = 0; k < kept; ++k) b(k) = pattern_loads(kept_row(k), p);
       x.setZero();
       solver_->solve_own_rows_from_guess(b, x);
-      pattern_contact_motions_.col(p) = contact_rows_of_kept(x);
+      pattern_contact_motions_.col(p) = contact_rows_of(x);
     }
   }
   timings_.load_patterns = seconds_since(start);
@@ -958,14 +958,6 @@ void Analysis::free_motion(const Increment& inc, Eigen::VectorXd& out) const {
   for (int k = 0; k < static_cast<int>(inc.pattern_factors.size()); ++k)
     if (const double factor = inc.pattern_factors[k]; factor != 0.0)
       out += factor * pattern_motions_.col(k);
-}
-
-Eigen::VectorXd Analysis::gather_contact(const Eigen::VectorXd& u_free) const {
-  const int m = contact_->n_nodes();
-  Eigen::VectorXd u_c(3 * m);
-  for (int j = 0; j < 3 * m; ++j)
-    u_c(j) = contact_free_dofs_[j] >= 0 ? u_free(contact_free_dofs_[j]) : 0.0;
-  return u_c;
 }
 
 /// Contact: the condensed problem, from the last converged reactions.
@@ -1352,8 +1344,8 @@ void Analysis::check_equilibrium_by_rank(Increment& inc) const {
       std::max({f_ext.lpNorm<Eigen::Infinity>(), forces.lpNorm<Eigen::Infinity>(),
                 stiffness_norm_ * largest_u});
   std::vector<double> mine, every;
-  mine.reserve(maps.prescribed_here.size());
-  for (const int k : maps.prescribed_here) mine.push_back(residual(k));
+  for (Eigen::Index k = 0; k < residual.size(); ++k)
+    if (maps.dof_source[k] < 0) mine.push_back(residual(k));
   free_rows_->gather_parts(mine.data(), static_cast<int>(mine.size()), every);
   Eigen::VectorXd prescribed_residual(partition_->n_prescribed());
   for (std::size_t k = 0; k < every.size(); ++k)
@@ -1385,7 +1377,7 @@ void Analysis::check_law_on_recovered(Increment& inc) {
   const int m = contact_->n_nodes();
   const Eigen::VectorXd& r = inc.r;
   const double motion_scale = inc.motion_scale;
-  inc.u_contact = rank_maps_ ? contact_rows_of_kept(inc.x.col(0)) : gather_contact(inc.x.col(0));
+  inc.u_contact = contact_rows_of(inc.x.col(0));
   const Eigen::VectorXd& u_contact = inc.u_contact;
   const Eigen::VectorXd v = contact_->kinematics(u_contact);
   ContactSolveReport check;

@@ -326,10 +326,10 @@ class Analysis {
   void commit_step(Increment& inc);
   void set_up_wear();  // analysis_wear.cpp
   void wear_step(StepResult& result);
-  [[nodiscard]] Eigen::VectorXd gather_contact(const Eigen::VectorXd& u_free) const;
 
   void set_up_rank_maps();
-  [[nodiscard]] Eigen::VectorXd contact_rows_of_kept(const Eigen::VectorXd& kept) const;
+  [[nodiscard]] Eigen::VectorXd contact_rows_of(
+      Eigen::Ref<const Eigen::VectorXd> free_vector) const;
   void prescribed_values(double position, Eigen::VectorXd& u_prescribed) const;
   void external_forces_at(double position, Eigen::VectorXd& f) const;
   void free_motion_at_contact(const Increment& inc, Eigen::VectorXd& out) const;
@@ -407,9 +407,8 @@ class Analysis {
     // Each contact row j: the position of its mesh dof among the dofs kept
     // here (a held component's too), -1 where another rank keeps it.
     std::vector<int> contact_dof_position;
-    // The prescribed dofs kept here (their positions among the dofs kept
-    // here), and every rank's prescribed indices, rank by rank.
-    std::vector<int> prescribed_here;
+    // Every rank's prescribed indices (those of its dofs with dof_source
+    // below 0, in its order), rank by rank.
     std::vector<int> prescribed_of_every_rank;
   };
   std::optional<RankMaps> rank_maps_;

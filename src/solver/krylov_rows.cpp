@@ -78,24 +78,27 @@ void KrylovRows::take(Eigen::Ref<const Eigen::VectorXd> whole,
 
 void KrylovRows::gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole) {
   if (gathered_.size() != static_cast<Eigen::Index>(all_rows_.size())) size_buffers();
-  all_gather_(mine.data(), kept(), gathered_.data(), counts_, displacements_);
   whole.resize(gathered_.size());
-  for (Eigen::Index k = 0; k < gathered_.size(); ++k) whole(all_rows_[k]) = gathered_(k);
+  gather_into(mine, gathered_, whole);
 }
 
 void KrylovRows::gather_unbuffered(Eigen::Ref<const Eigen::VectorXd> mine,
                                    Eigen::VectorXd& whole) const {
   Eigen::VectorXd received(static_cast<Eigen::Index>(all_rows_.size()));
-  all_gather_(mine.data(), kept(), received.data(), counts_, displacements_);
   whole.resize(received.size());
-  for (Eigen::Index k = 0; k < received.size(); ++k) whole(all_rows_[k]) = received(k);
+  gather_into(mine, received, whole);
 }
 
 void KrylovRows::take_rows_from_their_ranks(Eigen::Ref<Eigen::VectorXd> vector) {
   if (gathered_.size() != static_cast<Eigen::Index>(all_rows_.size())) size_buffers();
   take(vector, mine_);
-  all_gather_(mine_.data(), kept(), gathered_.data(), counts_, displacements_);
-  for (Eigen::Index k = 0; k < gathered_.size(); ++k) vector(all_rows_[k]) = gathered_(k);
+  gather_into(mine_, gathered_, vector);
+}
+
+void KrylovRows::gather_into(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& received,
+                             Eigen::Ref<Eigen::VectorXd> whole) const {
+  all_gather_(mine.data(), kept(), received.data(), counts_, displacements_);
+  for (Eigen::Index k = 0; k < received.size(); ++k) whole(all_rows_[k]) = received(k);
 }
 
 const std::vector<double>& KrylovRows::parts_of_every_rank(double part) {

@@ -95,6 +95,10 @@ class KrylovRows {
   int rank_ = 0, share_kept_ = 0;
   AllGather all_gather_;
   void size_buffers();
+  // Every rank's kept rows into `received` (rank by rank, the vectors'
+  // size), then each into its place in `whole`.
+  void gather_into(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& received,
+                   Eigen::Ref<Eigen::VectorXd> whole) const;
   Eigen::VectorXd gathered_, mine_;  // every rank's rows; this rank's (sized on first use)
   std::vector<double> parts_;
 };
