@@ -326,9 +326,10 @@ void run_program(Analysis& analysis, const Case& c, const fs::path& directory,
   try {
     run_load_program(analysis, [&](const Analysis& advanced, const StepResult& step) {
       // Under MPI each rank holds its rows of the displacements: every
-      // rank's gathered, for rank 0's results, between the increments.
+      // rank's gathered to rank 0 alone, for its results, between the
+      // increments.
       std::optional<Eigen::VectorXd> gathered;
-      if (advanced.displacement_divided()) gathered = advanced.whole_displacement();
+      if (advanced.displacement_divided()) gathered = advanced.displacement_on_first_rank();
       write_on_output_rank([&] {
         writer->on_step(gathered ? snapshot_of(advanced, step, *gathered)
                                  : snapshot_of(advanced, step));

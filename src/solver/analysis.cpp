@@ -1231,10 +1231,10 @@ void Analysis::keep_free_displacement() {
     free_displacement_previous_(i) = u_(dof[i]);
 }
 
-Eigen::VectorXd Analysis::whole_displacement() const {
+Eigen::VectorXd Analysis::displacement_on_first_rank() const {
   if (!dof_rows_) return u_;
   Eigen::VectorXd whole;
-  dof_rows_->gather_unbuffered(u_, whole);
+  dof_rows_->gather_on_first_rank(u_, whole, exchange_over_ranks);
   return whole;
 }
 

@@ -202,7 +202,7 @@ class Analysis {
 
   /// Full displacement vector (3 per node) of the last converged state, in
   /// one process. Under MPI each rank holds only its dofs' rows of it:
-  /// whole_displacement() gathers them.
+  /// displacement_on_first_rank() gathers them.
   [[nodiscard]] const Eigen::VectorXd& displacement() const {
     assert(!dof_rows_);
     return u_;
@@ -213,10 +213,11 @@ class Analysis {
   /// The values of the displacements held here: every dof in one process,
   /// this rank's under MPI (for tests of what the run keeps).
   [[nodiscard]] Eigen::Index displacement_values_held() const { return u_.size(); }
-  /// The displacements whole on every rank: every rank's rows gathered
-  /// (collective: every rank calls it at the same point); in one process a
-  /// copy of displacement().
-  [[nodiscard]] Eigen::VectorXd whole_displacement() const;
+  /// The displacements whole on rank 0 (the results' rank), every rank's
+  /// rows gathered there, and empty on the other ranks (collective: every
+  /// rank calls it at the same point; no other rank holds a vector of the
+  /// whole mesh for it); in one process a copy of displacement().
+  [[nodiscard]] Eigen::VectorXd displacement_on_first_rank() const;
   /// The elasticity matrix (for stresses and tests).
   [[nodiscard]] const Matrix6d& elasticity() const { return d_; }
   /// The entries allocated for the stiffness matrices this analysis holds

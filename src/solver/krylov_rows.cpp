@@ -89,6 +89,22 @@ void KrylovRows::gather_unbuffered(Eigen::Ref<const Eigen::VectorXd> mine,
   gather_into(mine, received, whole);
 }
 
+void KrylovRows::gather_on_first_rank(Eigen::Ref<const Eigen::VectorXd> mine,
+                                      Eigen::VectorXd& whole, const AllToAll& all_to_all) const {
+  const std::vector<int> nothing(counts_.size(), 0);
+  std::vector<int> to_first = nothing;
+  to_first[0] = kept();
+  if (rank_ != 0) {
+    whole.resize(0);
+    all_to_all(mine.data(), to_first, nothing, nullptr, nothing, nothing);
+    return;
+  }
+  Eigen::VectorXd received(static_cast<Eigen::Index>(all_rows_.size()));
+  all_to_all(mine.data(), to_first, nothing, received.data(), counts_, displacements_);
+  whole.resize(received.size());
+  put_in_place(received, whole);
+}
+
 void KrylovRows::take_rows_from_their_ranks(Eigen::Ref<Eigen::VectorXd> vector) {
   if (gathered_.size() != static_cast<Eigen::Index>(all_rows_.size())) size_buffers();
   take(vector, mine_);
@@ -98,6 +114,11 @@ void KrylovRows::take_rows_from_their_ranks(Eigen::Ref<Eigen::VectorXd> vector) 
 void KrylovRows::gather_into(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& received,
                              Eigen::Ref<Eigen::VectorXd> whole) const {
   all_gather_(mine.data(), kept(), received.data(), counts_, displacements_);
+  put_in_place(received, whole);
+}
+
+void KrylovRows::put_in_place(const Eigen::VectorXd& received,
+                              Eigen::Ref<Eigen::VectorXd> whole) const {
   for (Eigen::Index k = 0; k < received.size(); ++k) whole(all_rows_[k]) = received(k);
 }
 

@@ -18,6 +18,15 @@
 
 namespace bipo {
 
+/// Rank r's `send_counts[r]` values from `send + send_displacements[r]` to
+/// rank r, and rank r's to this one into `receive +
+/// receive_displacements[r]`: a collective that every rank calls at the
+/// same point (parallel_all_to_all; a test's stand-in).
+using AllToAll = std::function<void(const double* send, const std::vector<int>& send_counts,
+                                    const std::vector<int>& send_displacements, double* receive,
+                                    const std::vector<int>& receive_counts,
+                                    const std::vector<int>& receive_displacements)>;
+
 class KrylovRows {
  public:
   /// Every rank's values (rank r's `counts[r]` of them) into `all`, rank r's
@@ -64,6 +73,13 @@ class KrylovRows {
   /// between increments, so that no buffer of the whole mesh is kept
   /// through the rest of the run.
   void gather_unbuffered(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole) const;
+  /// whole = every rank's kept rows put together, on rank 0 alone
+  /// (collective: an all-to-all in which every rank sends its rows to rank
+  /// 0 and nothing else moves); left empty on the other ranks, which hold
+  /// no vector of the whole mesh for it. Rank 0's buffer is freed on
+  /// return. For rank 0's results between increments.
+  void gather_on_first_rank(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole,
+                            const AllToAll& all_to_all) const;
   /// Every row of `vector` (the vectors' size) set to its value on the rank
   /// that keeps it (collective): a vector of which each rank computed only
   /// its own rows made whole on every rank. Allocates nothing after the
@@ -99,6 +115,8 @@ class KrylovRows {
   // size), then each into its place in `whole`.
   void gather_into(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& received,
                    Eigen::Ref<Eigen::VectorXd> whole) const;
+  // Every rank's rows, received rank by rank, each into its place.
+  void put_in_place(const Eigen::VectorXd& received, Eigen::Ref<Eigen::VectorXd> whole) const;
   Eigen::VectorXd gathered_, mine_;  // every rank's rows; this rank's (sized on first use)
   std::vector<double> parts_;
 };
@@ -117,15 +135,6 @@ class KrylovRows {
 /// product, are the whole matrix's).
 class OwnRowsProduct {
  public:
-  /// Rank r's `send_counts[r]` values from `send + send_displacements[r]`
-  /// to rank r, and rank r's to this one into `receive +
-  /// receive_displacements[r]`: a collective that every rank calls at the
-  /// same point (parallel_all_to_all; a test's stand-in).
-  using AllToAll = std::function<void(const double* send, const std::vector<int>& send_counts,
-                                      const std::vector<int>& send_displacements, double* receive,
-                                      const std::vector<int>& receive_counts,
-                                      const std::vector<int>& receive_displacements)>;
-
   /// Collective (the ranks tell each other once which rows they need);
   /// `rows` and `lower` must outlive this object. Throws std::logic_error
   /// on every rank if a rank asks another for a row that it does not keep.
@@ -164,7 +173,7 @@ class OwnRowsProduct {
 /// KrylovRows::AllGather over the MPI ranks (parallel_all_gather).
 void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,
                        const std::vector<int>& displacements);
-/// OwnRowsProduct::AllToAll over the MPI ranks (parallel_all_to_all).
+/// AllToAll over the MPI ranks (parallel_all_to_all).
 void exchange_over_ranks(const double* send, const std::vector<int>& send_counts,
                          const std::vector<int>& send_displacements, double* receive,
                          const std::vector<int>& receive_counts,

@@ -107,7 +107,7 @@ struct StepSnapshot {
 /// process.
 [[nodiscard]] StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step);
 /// The same with the step's whole displacements given (under MPI, where
-/// each rank holds its rows: Analysis::whole_displacement); they must
+/// each rank holds its rows: Analysis::displacement_on_first_rank); they must
 /// outlive the snapshot.
 [[nodiscard]] StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step,
                                        const Eigen::VectorXd& displacement);

@@ -271,6 +271,52 @@ class ThreadAllToAll {
   std::atomic<bool> mismatched_{false};
 };
 
+/// A rank's MPI_Alltoallv through `exchange`, as AllToAll.
+AllToAll thread_exchange(ThreadAllToAll& exchange, int rank) {
+  return [&exchange, rank](const double* send, const std::vector<int>& send_counts,
+                           const std::vector<int>& send_displacements, double* receive,
+                           const std::vector<int>& receive_counts,
+                           const std::vector<int>& receive_displacements) {
+    exchange(rank, send, send_counts, send_displacements, receive, receive_counts,
+             receive_displacements);
+  };
+}
+
+// Rank 0's results between increments: on three ranks, every rank's rows
+// (the share's, and extra rows beside them) reach their places on rank 0,
+// and the other ranks get nothing, nor send anything to each other.
+TEST(KrylovRows, GatherOnTheFirstRankPutsEveryRanksRowsInTheirPlacesThereAlone) {
+  constexpr int ranks = 3, n = 12;
+  LinearSolver::RowShare share;
+  for (int r = 0; r < ranks; ++r) {
+    for (int row = n - 1; row >= 0; --row)  // a partition's rows in no order
+      if (row % ranks == r) share.rows.push_back(row);
+    share.counts.push_back(n / ranks);
+  }
+  const std::vector<int> beside{4, 0, 7};  // extra rows 12, 13, 14: ranks 1, 0, 1
+  const Eigen::VectorXd truth = Eigen::VectorXd::LinSpaced(n + 3, 1.0, 15.0).array().exp();
+  ThreadAllGather gather(ranks);
+  ThreadAllToAll exchange(ranks);
+  std::vector<Eigen::VectorXd> gathered(ranks);
+  std::vector<int> kept(ranks);
+  const auto rank_run = [&](int rank) {
+    const KrylovRows rows(share, beside, rank, thread_gather(gather, rank));
+    Eigen::VectorXd mine(rows.kept());
+    rows.take(truth, mine);
+    kept[rank] = rows.kept();
+    rows.gather_on_first_rank(mine, gathered[rank], thread_exchange(exchange, rank));
+  };
+  std::vector<std::thread> others;
+  for (int r = 1; r < ranks; ++r) others.emplace_back(rank_run, r);
+  rank_run(0);
+  for (std::thread& t : others) t.join();
+  EXPECT_FALSE(exchange.mismatched());
+  EXPECT_EQ(kept, (std::vector<int>{5, 6, 4}));
+  EXPECT_TRUE(gathered[0] == truth) << gathered[0].transpose();
+  EXPECT_EQ(gathered[1].size(), 0);
+  EXPECT_EQ(gathered[2].size(), 0);
+}
+
 /// The product of a 3D grid's matrix (side 6) with a vector kept by
 /// `ranks` ranks (1, 2 or 3), each rank 6 / ranks layers of the grid in z
 /// (slabs, as a graph partition divides it), its rows listed backwards
@@ -320,15 +366,7 @@ ProductByRank product_by_rank(int ranks, const SparseMatrix& whole, const Eigen:
   const auto rank_run = [&](int rank) {
     const SparseMatrix lower = rank_matrix(rank);
     KrylovRows rows(share, {}, rank, thread_gather(gather, rank));
-    OwnRowsProduct product(
-        rows, lower,
-        [&exchange, rank](const double* send, const std::vector<int>& send_counts,
-                          const std::vector<int>& send_displacements, double* receive,
-                          const std::vector<int>& receive_counts,
-                          const std::vector<int>& receive_displacements) {
-          exchange(rank, send, send_counts, send_displacements, receive, receive_counts,
-                   receive_displacements);
-        });
+    OwnRowsProduct product(rows, lower, thread_exchange(exchange, rank));
     Eigen::VectorXd x_kept(rows.kept()), y_kept(rows.kept());
     rows.take(x, x_kept);
     product.multiply(x_kept, y_kept);
