@@ -653,6 +653,10 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   // The stiffness entries each rank assembled and keeps.
   if (!run_.stiffness_entries_per_rank.empty())
     j["parallel"]["stiffness_entries_per_rank"] = run_.stiffness_entries_per_rank;
+  // The other ranks' rows that each rank receives at each equilibrium check.
+  if (!run_.equilibrium_check_received_rows_per_rank.empty())
+    j["parallel"]["equilibrium_check_received_rows_per_rank"] =
+        run_.equilibrium_check_received_rows_per_rank;
   j["contact_solver"] = {{"kind", run_.contact_solver},
                          {"reason", run_.contact_solver_reason},
                          {"factorizations", total_contact_factorizations_},

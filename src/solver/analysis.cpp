@@ -659,6 +659,34 @@ void Analysis::set_up_sparse_contact_operator(const std::vector<double>& rho_ove
   timings_.delassus = seconds_since(start);
 }
 
+namespace {
+
+/// The other ranks' free rows (of `rows`, n_free in all) that K u on this
+/// rank's dofs reads: those that the entries of its own rows of K_ff
+/// (`k_ff_lower`) reach, and the rows of K_fp's columns of its prescribed
+/// dofs (their reactions; `dof_source` as RankMaps'), by rank, ascending.
+std::vector<std::vector<int>> free_rows_read_by_the_check(const KrylovRows& rows,
+                                                          const SparseMatrix& k_ff_lower,
+                                                          const SparseMatrix& k_fp,
+                                                          const std::vector<int>& dof_source) {
+  std::vector<std::vector<int>> asked = rows_needed_from_each_rank(rows, k_ff_lower);
+  const std::vector<int> rank_of_row = rows.rank_of_each_row();
+  const auto n_free = static_cast<int>(k_ff_lower.rows());
+  std::vector<char> read(static_cast<std::size_t>(n_free), 0);
+  for (const std::vector<int>& asked_of_rank : asked)
+    for (const int row : asked_of_rank) read[row] = 1;
+  for (const int source : dof_source)
+    if (source < 0)
+      for (SparseMatrix::InnerIterator it(k_fp, -1 - source); it; ++it)
+        if (rank_of_row[it.row()] != rows.rank()) read[it.row()] = 1;
+  for (std::vector<int>& asked_of_rank : asked) asked_of_rank.clear();
+  for (int row = 0; row < n_free; ++row)
+    if (read[row] != 0) asked[rank_of_row[row]].push_back(row);
+  return asked;
+}
+
+}  // namespace
+
 /// Under MPI: which of the rank's dofs are free rows kept here, and which
 /// contact rows it keeps (RankMaps). Nothing in one process.
 void Analysis::set_up_rank_maps() {
@@ -708,6 +736,12 @@ void Analysis::set_up_rank_maps() {
     if (source < 0) prescribed.push_back(-1 - source);
   free_rows_->gather_parts(prescribed.data(), static_cast<int>(prescribed.size()), every);
   maps.prescribed_of_every_rank.assign(every.begin(), every.end());
+  check_border_rows_.emplace(
+      *free_rows_, free_rows_read_by_the_check(*free_rows_, *k_ff_lower_, k_fp_, maps.dof_source),
+      partition_->n_free(), exchange_over_ranks);
+  const std::vector<double>& received =
+      free_rows_->parts_of_every_rank(check_border_rows_->received_rows());
+  check_received_rows_per_rank_.assign(received.begin(), received.end());
   rank_maps_ = std::move(maps);
 }
 
@@ -1298,12 +1332,13 @@ void Analysis::check_equilibrium(Increment& inc) const {
 }
 
 /// The same under MPI, on each rank's dofs: K u of the rank's rows, from
-/// the free displacements gathered whole (the only vector of the whole mesh
-/// beside K u's free rows and the external forces), the largest free
-/// residual and |u| over the ranks, and the prescribed dofs' residuals (the
-/// supports' reactions) gathered to every rank. The same bits as the check
-/// on the whole vectors: each row's terms are computed in the same order,
-/// and the reactions summed in the same order.
+/// the free displacements of its rows and those it receives from the ranks
+/// that keep them (check_border_rows_; a vector of the whole mesh set there
+/// alone, the only one beside K u's free rows and the external forces), the
+/// largest free residual and |u| over the ranks, and the prescribed dofs'
+/// residuals (the supports' reactions) gathered to every rank. The same
+/// bits as the check on the whole vectors: each row's terms are computed in
+/// the same order, and the reactions summed in the same order.
 void Analysis::check_equilibrium_by_rank(Increment& inc) const {
   const RankMaps& maps = *rank_maps_;
   StepResult& result = inc.result;
@@ -1313,8 +1348,13 @@ void Analysis::check_equilibrium_by_rank(Increment& inc) const {
   external_forces_at(result.position, f_ext);
   Eigen::VectorXd k_u_free, k_u_prescribed;
   {
-    Eigen::VectorXd u_f;
-    free_rows_->gather_unbuffered(inc.x.col(0), u_f);
+    // The free displacements that K u on the rank's dofs reads: its own
+    // rows and those it receives from their ranks; the others stay 0 and
+    // reach only other ranks' rows of K u.
+    Eigen::VectorXd u_f = Eigen::VectorXd::Zero(partition_->n_free());
+    const int* free_here = free_rows_->kept_rows();
+    for (int k = 0; k < free_rows_->kept(); ++k) u_f(free_here[k]) = inc.x(k, 0);
+    check_border_rows_->receive(inc.x.col(0), u_f);
     k_u_free.resize(u_f.size());  // made in place: no temporary of the whole mesh
     k_u_free.noalias() = k_ff_lower_->selfadjointView<Eigen::Lower>() * u_f;
     k_u_free.noalias() += k_fp_ * u_p;

@@ -218,6 +218,12 @@ class Analysis {
   /// rank calls it at the same point; no other rank holds a vector of the
   /// whole mesh for it); in one process a copy of displacement().
   [[nodiscard]] Eigen::VectorXd displacement_on_first_rank() const;
+  /// Under MPI, the other ranks' free rows that each rank receives at each
+  /// equilibrium check, rank 0 first, found at the set-up; empty in one
+  /// process.
+  [[nodiscard]] const std::vector<int>& equilibrium_check_received_rows_per_rank() const {
+    return check_received_rows_per_rank_;
+  }
   /// The elasticity matrix (for stresses and tests).
   [[nodiscard]] const Matrix6d& elasticity() const { return d_; }
   /// The entries allocated for the stiffness matrices this analysis holds
@@ -413,6 +419,11 @@ class Analysis {
     std::vector<int> prescribed_of_every_rank;
   };
   std::optional<RankMaps> rank_maps_;
+  // Under MPI: the other ranks' free rows that the equilibrium check reads
+  // (free_rows_read_by_the_check), received from their ranks at each check
+  // (its buffers change: mutable, as dof_rows_).
+  mutable std::optional<BorderRows> check_border_rows_;
+  std::vector<int> check_received_rows_per_rank_;
   double stiffness_norm_ = 0.0;  // max_i sum_j |K_ij|
   SetupTimings timings_;
   std::string blas_threads_;

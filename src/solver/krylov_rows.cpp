@@ -82,13 +82,6 @@ void KrylovRows::gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd&
   gather_into(mine, gathered_, whole);
 }
 
-void KrylovRows::gather_unbuffered(Eigen::Ref<const Eigen::VectorXd> mine,
-                                   Eigen::VectorXd& whole) const {
-  Eigen::VectorXd received(static_cast<Eigen::Index>(all_rows_.size()));
-  whole.resize(received.size());
-  gather_into(mine, received, whole);
-}
-
 void KrylovRows::gather_on_first_rank(Eigen::Ref<const Eigen::VectorXd> mine,
                                       Eigen::VectorXd& whole, const AllToAll& all_to_all) const {
   const std::vector<int> nothing(counts_.size(), 0);
@@ -172,10 +165,9 @@ std::vector<std::vector<int>> rows_needed_from_each_rank(const KrylovRows& rows,
   return asked;
 }
 
-OwnRowsProduct::OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower, AllToAll all_to_all)
-    : rows_(rows), lower_(lower), all_to_all_(std::move(all_to_all)) {
-  const auto n = static_cast<int>(lower.rows());
-  const std::vector<std::vector<int>> asked = rows_needed_from_each_rank(rows, lower);
+BorderRows::BorderRows(KrylovRows& rows, const std::vector<std::vector<int>>& asked, int n,
+                       AllToAll all_to_all)
+    : all_to_all_(std::move(all_to_all)) {
   const auto ranks = static_cast<int>(asked.size());
   receive_counts_.assign(static_cast<std::size_t>(ranks), 0);
   for (int r = 0; r < ranks; ++r) {
@@ -207,22 +199,35 @@ OwnRowsProduct::OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower, AllT
     all_kept_here = all_kept_here && at >= 0;
     send_positions_.push_back(at);
   }
-  // Every rank learns it, so that none is left waiting in a product.
-  if (rows_.sum(all_kept_here ? 0.0 : 1.0) > 0.0)
-    throw std::logic_error("OwnRowsProduct: a rank asked another for a row that it does not keep");
+  // Every rank learns it, so that none is left waiting in an exchange.
+  if (rows.sum(all_kept_here ? 0.0 : 1.0) > 0.0)
+    throw std::logic_error("BorderRows: a rank asked another for a row that it does not keep");
   sent_.resize(static_cast<Eigen::Index>(send_positions_.size()));
   received_.resize(static_cast<Eigen::Index>(received_rows_.size()));
+}
+
+void BorderRows::receive(Eigen::Ref<const Eigen::VectorXd> mine,
+                         Eigen::Ref<Eigen::VectorXd> whole) {
+  for (std::size_t k = 0; k < send_positions_.size(); ++k)
+    sent_(static_cast<Eigen::Index>(k)) = mine(send_positions_[k]);
+  all_to_all_(sent_.data(), send_counts_, send_displacements_, received_.data(), receive_counts_,
+              receive_displacements_);
+  for (std::size_t k = 0; k < received_rows_.size(); ++k)
+    whole(received_rows_[k]) = received_(static_cast<Eigen::Index>(k));
+}
+
+OwnRowsProduct::OwnRowsProduct(KrylovRows& rows, const SparseMatrix& lower, AllToAll all_to_all)
+    : rows_(rows),
+      lower_(lower),
+      border_(rows, rows_needed_from_each_rank(rows, lower), static_cast<int>(lower.rows()),
+              std::move(all_to_all)) {
+  const auto n = static_cast<Eigen::Index>(lower.rows());
   x_whole_.setZero(n);
   y_whole_.resize(n);
 }
 
 void OwnRowsProduct::multiply(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> y) {
-  for (std::size_t k = 0; k < send_positions_.size(); ++k)
-    sent_(static_cast<Eigen::Index>(k)) = x(send_positions_[k]);
-  all_to_all_(sent_.data(), send_counts_, send_displacements_, received_.data(), receive_counts_,
-              receive_displacements_);
-  for (std::size_t k = 0; k < received_rows_.size(); ++k)
-    x_whole_(received_rows_[k]) = received_(static_cast<Eigen::Index>(k));
+  border_.receive(x, x_whole_);
   const int* kept = rows_.kept_rows();
   for (int k = 0; k < rows_.share_kept(); ++k) x_whole_(kept[k]) = x(k);
   y_whole_.noalias() = lower_.selfadjointView<Eigen::Lower>() * x_whole_;

@@ -69,10 +69,6 @@ class KrylovRows {
   /// `whole` to the vectors' size; allocates nothing after the first call,
   /// which sizes a buffer of the vectors' size that this object keeps).
   void gather(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole);
-  /// The same with a buffer of its own, freed on return: for gathers
-  /// between increments, so that no buffer of the whole mesh is kept
-  /// through the rest of the run.
-  void gather_unbuffered(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::VectorXd& whole) const;
   /// whole = every rank's kept rows put together, on rank 0 alone
   /// (collective: an all-to-all in which every rank sends its rows to rank
   /// 0 and nothing else moves); left empty on the other ranks, which hold
@@ -121,6 +117,40 @@ class KrylovRows {
   std::vector<double> parts_;
 };
 
+/// The rows of other ranks that this rank reads, and the exchange that
+/// brings them: each rank receives from each other the rows it asked for
+/// at set-up, and sends it those that the other asked for (one all-to-all,
+/// with nothing between ranks that read nothing of each other), instead of
+/// the whole vector. Holds no reference to the rows object (an analysis
+/// that shares another's set-up copies it).
+class BorderRows {
+ public:
+  /// `asked[r]`: the rows of rank r that this rank reads (ascending; none
+  /// of its own), among the `n` rows of the vectors of `rows`. Collective
+  /// (the ranks tell each other once what they read). Throws
+  /// std::logic_error on every rank if a rank asks another for a row that
+  /// it does not keep.
+  BorderRows(KrylovRows& rows, const std::vector<std::vector<int>>& asked, int n,
+             AllToAll all_to_all);
+  /// Each received row of `whole` (a vector of the n rows) set to its value
+  /// on the rank that keeps it, from every rank's `mine` (its kept rows, in
+  /// their order); the other rows of `whole` are left as they are.
+  /// Collective; allocates nothing.
+  void receive(Eigen::Ref<const Eigen::VectorXd> mine, Eigen::Ref<Eigen::VectorXd> whole);
+  /// The other ranks' rows received, and the rows sent; by rank.
+  [[nodiscard]] int received_rows() const { return static_cast<int>(received_rows_.size()); }
+  [[nodiscard]] const std::vector<int>& receive_counts() const { return receive_counts_; }
+  [[nodiscard]] const std::vector<int>& send_counts() const { return send_counts_; }
+
+ private:
+  AllToAll all_to_all_;
+  std::vector<int> send_positions_;  // among the rows kept here, rank by rank
+  std::vector<int> send_counts_, send_displacements_;
+  std::vector<int> received_rows_;  // rank by rank, ascending in each
+  std::vector<int> receive_counts_, receive_displacements_;
+  Eigen::VectorXd sent_, received_;
+};
+
 /// The rows kept here of y = A x, A a symmetric matrix of the share's rows
 /// of which this rank holds the lower triangle with its own rows complete
 /// (solver/distributed_assembly.hpp: the others partial), x kept by rank
@@ -145,19 +175,14 @@ class OwnRowsProduct {
   void multiply(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> y);
   /// The other ranks' rows that this rank receives in a product, and the
   /// rows it sends; by rank (0 where the two ranks share no entry).
-  [[nodiscard]] int received_rows() const { return static_cast<int>(received_rows_.size()); }
-  [[nodiscard]] const std::vector<int>& receive_counts() const { return receive_counts_; }
-  [[nodiscard]] const std::vector<int>& send_counts() const { return send_counts_; }
+  [[nodiscard]] int received_rows() const { return border_.received_rows(); }
+  [[nodiscard]] const std::vector<int>& receive_counts() const { return border_.receive_counts(); }
+  [[nodiscard]] const std::vector<int>& send_counts() const { return border_.send_counts(); }
 
  private:
   KrylovRows& rows_;
   const SparseMatrix& lower_;
-  AllToAll all_to_all_;
-  std::vector<int> send_positions_;  // among the rows kept here, rank by rank
-  std::vector<int> send_counts_, send_displacements_;
-  std::vector<int> received_rows_;  // the matrix's rows, rank by rank, ascending in each
-  std::vector<int> receive_counts_, receive_displacements_;
-  Eigen::VectorXd sent_, received_;
+  BorderRows border_;
   // x and A x over the matrix's rows: own rows and the received rows of x
   // are set; its other rows stay 0 (they reach only rows of A x that
   // another rank keeps).

@@ -75,7 +75,8 @@ RunDescription describe_run(const Analysis& analysis) {
       {analysis.linear_solver().solve_count(), analysis.linear_solver().krylov_iterations()},
       analysis.contact_newton_step_rows_per_rank(),
       analysis.stiffness_entries_per_rank(),
-      analysis.contact_newton_step_received_rows_per_rank()};
+      analysis.contact_newton_step_received_rows_per_rank(),
+      analysis.equilibrium_check_received_rows_per_rank()};
   for (const ContactNode& node : analysis.contact().nodes())
     run.contact_of_node.push_back(node.plane);
   for (const Probe& probe : analysis.case_description().probes)

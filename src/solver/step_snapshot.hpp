@@ -69,6 +69,8 @@ struct RunDescription {
   std::vector<long> stiffness_entries_per_rank;
   /// Analysis::contact_newton_step_received_rows_per_rank (empty: kept whole).
   std::vector<int> contact_newton_step_received_rows_per_rank;
+  /// Analysis::equilibrium_check_received_rows_per_rank (empty: one process).
+  std::vector<int> equilibrium_check_received_rows_per_rank;
 };
 
 /// What one converged step gives the result writers. The views point into

@@ -184,11 +184,7 @@ TEST(KrylovRows, GatherPutsEveryRanksRowsInTheirPlaces) {
     const bool here = row >= 10 || (row / 3) % 2 == 0;
     EXPECT_EQ(gathered(row), here ? row : 1000.0 + row) << row;
   }
-  // With a buffer of its own (the analysis's gathers between increments),
-  // and a vector made whole in place: the same.
-  Eigen::VectorXd unbuffered;
-  rows.gather_unbuffered(mine, unbuffered);
-  EXPECT_TRUE(unbuffered == gathered);
+  // A vector made whole in place: the same.
   rows.take_rows_from_their_ranks(whole);
   EXPECT_TRUE(whole == gathered);
   EXPECT_EQ(rows.largest_kept(), std::max(share.counts[0] + 2, share.counts[1]));
@@ -282,17 +278,24 @@ AllToAll thread_exchange(ThreadAllToAll& exchange, int rank) {
   };
 }
 
+/// Three ranks' rows of 12 (row % 3 is the rank), listed backwards (a
+/// partition's rows are in no order).
+LinearSolver::RowShare three_rank_share() {
+  LinearSolver::RowShare share;
+  for (int r = 0; r < 3; ++r) {
+    for (int row = 11; row >= 0; --row)
+      if (row % 3 == r) share.rows.push_back(row);
+    share.counts.push_back(4);
+  }
+  return share;
+}
+
 // Rank 0's results between increments: on three ranks, every rank's rows
 // (the share's, and extra rows beside them) reach their places on rank 0,
 // and the other ranks get nothing, nor send anything to each other.
 TEST(KrylovRows, GatherOnTheFirstRankPutsEveryRanksRowsInTheirPlacesThereAlone) {
   constexpr int ranks = 3, n = 12;
-  LinearSolver::RowShare share;
-  for (int r = 0; r < ranks; ++r) {
-    for (int row = n - 1; row >= 0; --row)  // a partition's rows in no order
-      if (row % ranks == r) share.rows.push_back(row);
-    share.counts.push_back(n / ranks);
-  }
+  const LinearSolver::RowShare share = three_rank_share();
   const std::vector<int> beside{4, 0, 7};  // extra rows 12, 13, 14: ranks 1, 0, 1
   const Eigen::VectorXd truth = Eigen::VectorXd::LinSpaced(n + 3, 1.0, 15.0).array().exp();
   ThreadAllGather gather(ranks);
@@ -315,6 +318,78 @@ TEST(KrylovRows, GatherOnTheFirstRankPutsEveryRanksRowsInTheirPlacesThereAlone) 
   EXPECT_TRUE(gathered[0] == truth) << gathered[0].transpose();
   EXPECT_EQ(gathered[1].size(), 0);
   EXPECT_EQ(gathered[2].size(), 0);
+}
+
+// The equilibrium check's exchange (any rows a rank reads, not only a
+// matrix's borders): each rank's asked rows arrive with their owners'
+// values, its own rows and the rest of the vector are left alone, and
+// ranks that read nothing of each other exchange nothing.
+TEST(BorderRows, EachRankReceivesTheRowsItAskedForAndNothingElseChanges) {
+  constexpr int ranks = 3, n = 12;
+  const LinearSolver::RowShare share = three_rank_share();
+  // Rank 0 reads rows 1 and 10 of rank 1; rank 1 reads 2 and 8 of rank 2
+  // and 0 of rank 0; rank 2 reads nothing.
+  const std::vector<std::vector<std::vector<int>>> asked{
+      {{}, {1, 10}, {}}, {{0}, {}, {2, 8}}, {{}, {}, {}}};
+  const Eigen::VectorXd truth = Eigen::VectorXd::LinSpaced(n, 1.0, 12.0).array().sqrt();
+  ThreadAllGather gather(ranks);
+  ThreadAllToAll exchange(ranks);
+  std::vector<Eigen::VectorXd> whole(ranks);
+  std::vector<std::vector<int>> received(ranks), sent(ranks);
+  const auto rank_run = [&](int rank) {
+    KrylovRows rows(share, {}, rank, thread_gather(gather, rank));
+    BorderRows border(rows, asked[rank], n, thread_exchange(exchange, rank));
+    Eigen::VectorXd mine(rows.kept());
+    rows.take(truth, mine);
+    whole[rank] = Eigen::VectorXd::Constant(n, -1.0);
+    border.receive(mine, whole[rank]);
+    border.receive(mine, whole[rank]);  // twice: the same
+    received[rank] = border.receive_counts();
+    sent[rank] = border.send_counts();
+  };
+  std::vector<std::thread> others;
+  for (int r = 1; r < ranks; ++r) others.emplace_back(rank_run, r);
+  rank_run(0);
+  for (std::thread& t : others) t.join();
+  EXPECT_FALSE(exchange.mismatched());
+  for (int rank = 0; rank < ranks; ++rank)
+    for (int row = 0; row < n; ++row) {
+      bool asked_for = false;
+      for (const std::vector<int>& rows : asked[rank])
+        asked_for = asked_for || std::find(rows.begin(), rows.end(), row) != rows.end();
+      EXPECT_EQ(whole[rank](row), asked_for ? truth(row) : -1.0) << rank << " " << row;
+    }
+  EXPECT_EQ(received[0], (std::vector<int>{0, 2, 0}));
+  EXPECT_EQ(received[1], (std::vector<int>{1, 0, 2}));
+  EXPECT_EQ(received[2], (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(sent[0], (std::vector<int>{0, 1, 0}));
+  EXPECT_EQ(sent[1], (std::vector<int>{2, 0, 0}));
+  EXPECT_EQ(sent[2], (std::vector<int>{0, 2, 0}));
+}
+
+// A rank that asks another for a row the other does not keep would read
+// garbage, or leave the others waiting: every rank refuses at set-up.
+TEST(BorderRows, EveryRankRefusesWhenOneAsksForARowThatItsRankDoesNotKeep) {
+  constexpr int ranks = 3, n = 12;
+  const LinearSolver::RowShare share = three_rank_share();
+  const std::vector<std::vector<std::vector<int>>> asked{
+      {{}, {1}, {}}, {{}, {}, {3}}, {{}, {}, {}}};  // rank 1 asks rank 2 for rank 0's row 3
+  ThreadAllGather gather(ranks);
+  ThreadAllToAll exchange(ranks);
+  std::vector<int> refused(ranks, 0);
+  const auto rank_run = [&](int rank) {
+    KrylovRows rows(share, {}, rank, thread_gather(gather, rank));
+    try {
+      BorderRows border(rows, asked[rank], n, thread_exchange(exchange, rank));
+    } catch (const std::logic_error&) {
+      refused[rank] = 1;
+    }
+  };
+  std::vector<std::thread> others;
+  for (int r = 1; r < ranks; ++r) others.emplace_back(rank_run, r);
+  rank_run(0);
+  for (std::thread& t : others) t.join();
+  EXPECT_EQ(refused, (std::vector<int>{1, 1, 1}));
 }
 
 /// The product of a 3D grid's matrix (side 6) with a vector kept by

@@ -580,11 +580,13 @@ TEST(PetscSolver, AProportionalIncrementsRecoveryStartsFromTheExtrapolationOnEve
 // Under MPI each rank holds only its dofs' rows of the displacements
 // (Analysis::displacement_values_held): together every dof once, and each
 // rank about its share. Gathered on rank 0 (displacement_on_first_rank; the
-// other ranks get nothing), they are in equilibrium with the contact reactions by the test's
-// own assembly of K on the whole mesh (physics.md 3.3; the punch has no
-// nodal load): K u = C^T r at every free dof, and the top's reaction is
-// K u summed over its dofs. A rank's rows put in another rank's places, or
-// the prescribed values in the free ones', would break it. On one rank
+// other ranks get nothing), they are in equilibrium with the contact
+// reactions by the test's own assembly of K on the whole mesh (physics.md
+// 3.3; the punch has no nodal load): K u = C^T r at every free dof, and the
+// top's reaction, which the check computes from each rank's rows and the
+// rows it receives, is K u summed over its dofs. A rank's rows put in
+// another rank's places, the prescribed values in the free ones', or a row
+// that the check does not receive, would break it. On one rank
 // (PetscSolver.*) the displacements are whole.
 TEST(PetscSolver, EachRankHoldsItsRowsOfTheDisplacementsAndTheGatheredOnesAreInEquilibrium) {
   SKIP_WITHOUT_PETSC();
@@ -602,8 +604,18 @@ TEST(PetscSolver, EachRankHoldsItsRowsOfTheDisplacementsAndTheGatheredOnesAreInE
   parallel_all_gather(&held, 1, every.data(), ones, at);
   EXPECT_EQ(std::accumulate(every.begin(), every.end(), 0.0), static_cast<double>(n_dofs));
   EXPECT_EQ(analysis.displacement_divided(), ranks > 1);
+  // The check reads the other ranks' rows on its borders alone (some: the
+  // ranks' rows are coupled), not the free displacements whole.
+  const std::vector<int>& check_received = analysis.equilibrium_check_received_rows_per_rank();
   if (ranks > 1) {
     EXPECT_LT(held, 0.75 * static_cast<double>(n_dofs));
+    ASSERT_EQ(check_received.size(), static_cast<std::size_t>(ranks));
+    for (const int received : check_received) {
+      EXPECT_GT(received, 0);
+      EXPECT_LT(received, analysis.partition().n_free() / 4);
+    }
+  } else {
+    EXPECT_TRUE(check_received.empty());
   }
 
   const Eigen::VectorXd u = analysis.displacement_on_first_rank();
