@@ -1,12 +1,15 @@
-// Owns the division of the sparse contact path's Krylov vectors among the
-// MPI ranks (issue 14, item 2): which rows of a vector of the whole mesh
-// this rank keeps, the collectives a Krylov method needs on such vectors
-// (the whole vector gathered from every rank's rows; a sum over the ranks),
-// and the product of K_ff with a vector kept by rank, which exchanges only
-// the rows on the borders between neighbouring ranks (OwnRowsProduct). Restarted
-// GMRES runs on the rows kept here (gmres.hpp), so that each rank holds its
-// share of its vectors, as PETSc holds its share of the matrices, and an
-// iteration gathers no vector of the whole mesh.
+// Owns the division of vectors of the whole mesh among the MPI ranks
+// (issue 14, item 2), for the sparse contact path's Krylov vectors and the
+// analysis's displacements: which rows of such a vector this rank keeps,
+// the collectives on them (the whole vector gathered from every rank's
+// rows, to every rank or to rank 0 alone; a sum over the ranks), the other
+// ranks' rows that a rank reads brought from their ranks alone
+// (BorderRows), and the product of K_ff with a vector kept by rank, which
+// exchanges only the rows on the borders between neighbouring ranks
+// (OwnRowsProduct). Restarted GMRES runs on the rows kept here (gmres.hpp),
+// so that each rank holds its share of its vectors, as PETSc holds its
+// share of the matrices, and an iteration gathers no vector of the whole
+// mesh.
 #pragma once
 
 #include <Eigen/Core>
@@ -121,8 +124,8 @@ class KrylovRows {
 /// brings them: each rank receives from each other the rows it asked for
 /// at set-up, and sends it those that the other asked for (one all-to-all,
 /// with nothing between ranks that read nothing of each other), instead of
-/// the whole vector. Holds no reference to the rows object (an analysis
-/// that shares another's set-up copies it).
+/// the whole vector: the Newton step's product K_ff x (OwnRowsProduct) and
+/// the analysis's equilibrium check.
 class BorderRows {
  public:
   /// `asked[r]`: the rows of rank r that this rank reads (ascending; none

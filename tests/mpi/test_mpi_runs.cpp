@@ -7,13 +7,14 @@
 // folder left, input errors reported once with one exit code, `bipo check`
 // printing once, `bipo mesh` writing the serial command's file byte for
 // byte, once (rank 0), and an error of its path ending every rank with code
-// 2, said once; the sparse contact path over CG and GAMG on two ranks
-// against the serial run's first cycle, on the whole punch and on a small
-// quarter with held components, each rank keeping its rows of the Newton
-// step's GMRES vectors, and each rank assembling fewer stiffness entries
-// than the serial run's whole. Built only with the PETSc plugin and an mpirun
-// (tests/CMakeLists.txt). MpiRun.* is in the default suite (about 20 s);
-// MpiStudy.* (cases B and C on one and two ranks) is labelled `study`.
+// 2, said once; the sparse contact path over CG and GAMG on two and three
+// ranks against the serial run's first cycle, on the whole punch and on a
+// small quarter with held components, each rank keeping its rows of the Newton
+// step's GMRES vectors and receiving only border rows from the others, and
+// each rank assembling fewer stiffness entries than the serial run's whole.
+// Built only with the PETSc plugin and an mpirun (tests/CMakeLists.txt).
+// MpiRun.* is in the default suite (about 30 s); MpiStudy.* (cases B and C
+// on one and two ranks) is labelled `study`.
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -142,10 +143,11 @@ int bipo_message_lines(const std::string& text) {
   return n;
 }
 
-/// `bipo run <case_file> -q` on two ranks with the sparse contact path
-/// over CG and GAMG, output to folder/log.txt; expects exit code 0.
-void run_sparse_on_two_ranks(const fs::path& case_file, const fs::path& folder) {
-  const int code = run_mpi(2,
+/// `bipo run <case_file> -q` on `ranks` ranks (two unless said) with the
+/// sparse contact path over CG and GAMG, output to folder/log.txt; expects
+/// exit code 0.
+void run_sparse_on_ranks(const fs::path& case_file, const fs::path& folder, int ranks = 2) {
+  const int code = run_mpi(ranks,
                            {"run", case_file.string(), "-q", "--set",
                             "solver.contact_solver=sparse", "--set", "solver.petsc.method=cg_gamg"},
                            folder / "log.txt");
@@ -210,19 +212,23 @@ TEST(MpiRun, OneRankWithPetscGivesTheSerialResultsOfCaseA) {
   EXPECT_NE(summary_of(results).find("\"ranks\": 1"), std::string::npos);
 }
 
-// The sparse contact path over CG and GAMG on two ranks, with its second
-// preconditioner (P = K_ff + springs, a GAMG of its own): case A's first
-// loading and one cycle (20 increments, about 12 s) against the serial
-// CHOLMOD run's first 20 rows.
-TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACycle) {
-  const fs::path folder = fresh_folder("two_ranks_sparse_A");
-  run_sparse_on_two_ranks(case_a_one_cycle(folder), folder);
+// The sparse contact path over CG and GAMG on `ranks` ranks, with its
+// second preconditioner (P = K_ff + springs, a GAMG of its own): case A's
+// first loading and one cycle (20 increments) against the serial CHOLMOD
+// run's first 20 rows; each rank keeps its rows of the Newton step's GMRES
+// vectors, and receives the other ranks' border rows alone, in the step's
+// products and in the equilibrium check.
+void expect_serial_results_of_a_sparse_cycle_of_case_a(int ranks, const std::string& name) {
+  const fs::path folder = fresh_folder(name);
+  run_sparse_on_ranks(case_a_one_cycle(folder), folder, ranks);
   const fs::path results = folder / "results";
   EXPECT_EQ(read_csv(results / "history.csv").rows(), 20u);
   expect_same_history_rows(results, cached_results("punch_A"), 20);
   const std::string summary = summary_of(results);
-  EXPECT_NE(summary.find("\"ranks\": 2"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("\"linear_solver\": \"PETSc cg_gamg on 2 ranks"), std::string::npos)
+  EXPECT_NE(summary.find("\"ranks\": " + std::to_string(ranks)), std::string::npos) << summary;
+  EXPECT_NE(
+      summary.find("\"linear_solver\": \"PETSc cg_gamg on " + std::to_string(ranks) + " ranks"),
+      std::string::npos)
       << summary;
   EXPECT_EQ(summary.find("\"factorizations\": 0,"), std::string::npos) << summary;
   // The second multigrid is weighed as each rank's share of it against
@@ -233,25 +239,42 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
       << summary;
   EXPECT_NE(summary.find(" a rank, within half of the "), std::string::npos) << summary;
   // Each rank keeps its own rows of the Newton step's GMRES vectors (the
-  // rows of K_ff that its PETSc matrix holds; no held components here).
+  // rows of K_ff that its PETSc matrix holds; no held components here):
+  // together every row once, each rank within a factor 2 of its share.
   const auto [rows_per_rank, free] = newton_step_rows_and_free(summary);
-  ASSERT_EQ(rows_per_rank.size(), 2u) << summary;
-  EXPECT_EQ(rows_per_rank[0] + rows_per_rank[1], free) << summary;
+  ASSERT_EQ(rows_per_rank.size(), static_cast<std::size_t>(ranks)) << summary;
+  int together = 0;
   for (const int rows : rows_per_rank) {
-    EXPECT_GT(rows, free / 4) << summary;
-    EXPECT_LT(rows, 3 * free / 4) << summary;
+    together += rows;
+    EXPECT_GT(2 * ranks * rows, free) << summary;
+    EXPECT_LT(ranks * rows, 2 * free) << summary;
   }
-  // A product K_ff x of the step brings each rank only the other's rows on
-  // the border between them: some, not all.
-  const auto received = nlohmann::json::parse(summary)
-                            .at("contact_solver")
-                            .at("newton_step_received_rows_per_rank")
-                            .get<std::vector<int>>();
-  ASSERT_EQ(received.size(), 2u) << summary;
-  for (int rank = 0; rank < 2; ++rank) {
-    EXPECT_GT(received[rank], 0) << summary;
-    EXPECT_LT(received[rank], rows_per_rank[1 - rank] / 2) << summary;
+  EXPECT_EQ(together, free) << summary;
+  // A product K_ff x of the step, and the equilibrium check, bring each
+  // rank only other ranks' rows on its borders: some, not all.
+  const nlohmann::json json = nlohmann::json::parse(summary);
+  const auto step_received =
+      json.at("contact_solver").at("newton_step_received_rows_per_rank").get<std::vector<int>>();
+  const auto check_received =
+      json.at("parallel").at("equilibrium_check_received_rows_per_rank").get<std::vector<int>>();
+  ASSERT_EQ(step_received.size(), static_cast<std::size_t>(ranks)) << summary;
+  ASSERT_EQ(check_received.size(), static_cast<std::size_t>(ranks)) << summary;
+  for (int rank = 0; rank < ranks; ++rank) {
+    EXPECT_GT(step_received[rank], 0) << summary;
+    EXPECT_LT(step_received[rank], (free - rows_per_rank[rank]) / 2) << summary;
+    EXPECT_GE(check_received[rank], step_received[rank]) << summary;
+    EXPECT_LT(check_received[rank], (free - rows_per_rank[rank]) / 2) << summary;
   }
+}
+
+TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACycle) {
+  expect_serial_results_of_a_sparse_cycle_of_case_a(2, "two_ranks_sparse_A");
+}
+
+// Three ranks (a machine of four cores runs four): ranks that may share no
+// border, gathers of three parts, more than one neighbour a rank.
+TEST(MpiRun, ThreeRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACycle) {
+  expect_serial_results_of_a_sparse_cycle_of_case_a(3, "three_ranks_sparse_A");
 }
 
 // Two runs of one case on the same ranks give the same bits: the rows'
@@ -262,9 +285,9 @@ TEST(MpiRun, TwoRanksWithCgGamgOnTheSparsePathGiveTheSerialResultsOfCaseAForACyc
 // Case A's first loading and one cycle, the sparse path over CG and GAMG.
 TEST(MpiRun, TwoRunsOnTwoRanksGiveTheSameBits) {
   const fs::path folder = fresh_folder("two_ranks_twice");
-  run_sparse_on_two_ranks(case_a_one_cycle(folder), folder);
+  run_sparse_on_ranks(case_a_one_cycle(folder), folder);
   fs::rename(folder / "results", folder / "first");
-  run_sparse_on_two_ranks(folder / "punch_A.yaml", folder);
+  run_sparse_on_ranks(folder / "punch_A.yaml", folder);
   const Table first = read_csv(folder / "first" / "history.csv");
   const Table second = read_csv(folder / "results" / "history.csv");
   ASSERT_EQ(first.names, second.names);
@@ -306,7 +329,7 @@ TEST(MpiRun, TwoRanksOnAQuarterWithHeldComponentsOnTheSparsePathGiveTheSerialRes
   ASSERT_EQ(run_text_into(serial_text, folder / "serial_case", "quarter.yaml"), 0)
       << read_text(folder / "serial_case" / "log.txt");
   std::ofstream(folder / "quarter.yaml") << text;
-  run_sparse_on_two_ranks(folder / "quarter.yaml", folder);
+  run_sparse_on_ranks(folder / "quarter.yaml", folder);
   const fs::path results = folder / "results";
   EXPECT_EQ(read_csv(results / "history.csv").rows(), 20u);
   expect_same_history_rows(results, folder / "serial", 20);
