@@ -456,7 +456,9 @@ void PetscLinearSolver::configure_method() {
 }
 
 // GAMG's near-null space: the six rigid-body modes on the free dofs,
-// orthonormalized (PETSc requires it), this rank's rows.
+// orthonormalized (PETSc requires it), this rank's rows: PETSc's row
+// first + r is the caller's row caller_rows[r] (the rows are numbered by
+// rank after the graph partition, not in the caller's order).
 void PetscLinearSolver::attach_rigid_body_modes() {
   if (rigid_body_modes_.rows() != n_ || rigid_body_modes_.cols() == 0) return;
   const Eigen::Index n_modes = rigid_body_modes_.cols();
@@ -467,7 +469,7 @@ void PetscLinearSolver::attach_rigid_body_modes() {
     check(VecDuplicate(solution_, &vectors[m]), "VecDuplicate");
     PetscScalar* values = nullptr;
     check(VecGetArray(vectors[m], &values), "VecGetArray");
-    for (PetscInt row = rows_.first; row < rows_.end; ++row) values[row - rows_.first] = q(row, m);
+    for (PetscInt r = 0; r < rows_.end - rows_.first; ++r) values[r] = q(rows_.caller_rows[r], m);
     check(VecRestoreArray(vectors[m], &values), "VecRestoreArray");
   }
   MatNullSpace space = nullptr;
