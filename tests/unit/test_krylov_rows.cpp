@@ -292,7 +292,7 @@ LinearSolver::RowShare three_rank_share() {
 
 // Rank 0's results between increments: on three ranks, every rank's rows
 // (the share's, and extra rows beside them) reach their places on rank 0,
-// and the other ranks get nothing, nor send anything to each other.
+// and the other ranks get nothing.
 TEST(KrylovRows, GatherOnTheFirstRankPutsEveryRanksRowsInTheirPlacesThereAlone) {
   constexpr int ranks = 3, n = 12;
   const LinearSolver::RowShare share = three_rank_share();

@@ -192,7 +192,8 @@ void expect_krylov_solution(PetscMethod method, bool modes) {
 // them in their places CG needs little more than half the iterations it
 // needs without them (77 of 136 on one rank, 75 of 138 on two); with the
 // modes put in the caller's order at PETSc's rows (the plugin before
-// 2026-12-07: wrong rotations on every rank), 108 of 138 on two ranks.
+// 2026-12-07: wrong rotations on every rank), 107 and 108 of 138 on two
+// ranks in two runs.
 TEST(PetscSolver, GamgsRigidBodyModesFollowTheRowsDivisionAmongTheRanks) {
   SKIP_WITHOUT_PETSC();
   const HeldCylinder system = held_cylinder();
