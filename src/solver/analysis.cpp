@@ -669,20 +669,11 @@ std::vector<std::vector<int>> free_rows_read_by_the_check(const KrylovRows& rows
                                                           const SparseMatrix& k_ff_lower,
                                                           const SparseMatrix& k_fp,
                                                           const std::vector<int>& dof_source) {
-  std::vector<std::vector<int>> asked = rows_needed_from_each_rank(rows, k_ff_lower);
-  const std::vector<int> rank_of_row = rows.rank_of_each_row();
-  const auto n_free = static_cast<int>(k_ff_lower.rows());
-  std::vector<char> read(static_cast<std::size_t>(n_free), 0);
-  for (const std::vector<int>& asked_of_rank : asked)
-    for (const int row : asked_of_rank) read[row] = 1;
+  std::vector<char> read = rows_reached_from_own_rows(rows, k_ff_lower);
   for (const int source : dof_source)
     if (source < 0)
-      for (SparseMatrix::InnerIterator it(k_fp, -1 - source); it; ++it)
-        if (rank_of_row[it.row()] != rows.rank()) read[it.row()] = 1;
-  for (std::vector<int>& asked_of_rank : asked) asked_of_rank.clear();
-  for (int row = 0; row < n_free; ++row)
-    if (read[row] != 0) asked[rank_of_row[row]].push_back(row);
-  return asked;
+      for (SparseMatrix::InnerIterator it(k_fp, -1 - source); it; ++it) read[it.row()] = 1;
+  return rows_by_rank(rows, read);  // the rows kept here left out
 }
 
 }  // namespace

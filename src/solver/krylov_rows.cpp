@@ -136,15 +136,14 @@ void KrylovRows::gather_parts(const double* mine, int count, std::vector<double>
   if (counts != nullptr) *counts = std::move(each);
 }
 
-std::vector<std::vector<int>> rows_needed_from_each_rank(const KrylovRows& rows,
-                                                         const SparseMatrix& lower) {
+std::vector<char> rows_reached_from_own_rows(const KrylovRows& rows, const SparseMatrix& lower) {
   const auto n = static_cast<int>(lower.rows());
   const int own = rows.share_kept();
   const int* kept = rows.kept_rows();
   std::vector<char> is_own(static_cast<std::size_t>(n), 0);
   for (int k = 0; k < own; ++k) {
     if (kept[k] < 0 || kept[k] >= n)
-      throw std::logic_error("OwnRowsProduct: a row kept here is not the matrix's");
+      throw std::logic_error("KrylovRows: a row kept here is not the matrix's");
     is_own[kept[k]] = 1;
   }
   // The other ranks' rows that an own row's entries reach: what an own row
@@ -154,15 +153,25 @@ std::vector<std::vector<int>> rows_needed_from_each_rank(const KrylovRows& rows,
   for (int j = 0; j < lower.outerSize(); ++j)
     for (SparseMatrix::InnerIterator it(lower, j); it; ++it)
       if (is_own[it.row()] != is_own[j]) needed[is_own[j] != 0 ? it.row() : j] = 1;
+  return needed;
+}
+
+std::vector<std::vector<int>> rows_by_rank(const KrylovRows& rows,
+                                           const std::vector<char>& flagged) {
   const std::vector<int> rank_of_row = rows.rank_of_each_row();
   std::vector<std::vector<int>> asked(rows.counts().size());
-  for (int row = 0; row < n; ++row)
-    if (needed[row] != 0) {
+  for (int row = 0; row < static_cast<int>(flagged.size()); ++row)
+    if (flagged[row] != 0) {
       if (row >= static_cast<int>(rank_of_row.size()) || rank_of_row[row] < 0)
-        throw std::logic_error("OwnRowsProduct: a row of the matrix is kept by no rank");
-      asked[rank_of_row[row]].push_back(row);
+        throw std::logic_error("KrylovRows: a row read here is kept by no rank");
+      if (rank_of_row[row] != rows.rank()) asked[rank_of_row[row]].push_back(row);
     }
   return asked;
+}
+
+std::vector<std::vector<int>> rows_needed_from_each_rank(const KrylovRows& rows,
+                                                         const SparseMatrix& lower) {
+  return rows_by_rank(rows, rows_reached_from_own_rows(rows, lower));
 }
 
 BorderRows::BorderRows(KrylovRows& rows, const std::vector<std::vector<int>>& asked, int n,

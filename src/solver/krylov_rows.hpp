@@ -194,9 +194,19 @@ class OwnRowsProduct {
 
 /// The rows of other ranks that the entries of this rank's own rows of
 /// `lower` reach (what OwnRowsProduct receives), by rank, ascending; none
-/// from this rank. No collective.
+/// from this rank. No collective: rows_by_rank of
+/// rows_reached_from_own_rows.
 [[nodiscard]] std::vector<std::vector<int>> rows_needed_from_each_rank(const KrylovRows& rows,
                                                                        const SparseMatrix& lower);
+/// Those rows flagged, one flag a row of `lower`.
+[[nodiscard]] std::vector<char> rows_reached_from_own_rows(const KrylovRows& rows,
+                                                           const SparseMatrix& lower);
+/// The rows flagged in `flagged` (one flag a row of the vectors) that
+/// other ranks keep, by the rank that keeps them, ascending; flagged rows
+/// kept here are left out. Throws std::logic_error for a flagged row that
+/// no rank keeps.
+[[nodiscard]] std::vector<std::vector<int>> rows_by_rank(const KrylovRows& rows,
+                                                         const std::vector<char>& flagged);
 
 /// KrylovRows::AllGather over the MPI ranks (parallel_all_gather).
 void gather_over_ranks(const double* mine, int count, double* all, const std::vector<int>& counts,

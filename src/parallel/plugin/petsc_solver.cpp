@@ -456,9 +456,9 @@ void PetscLinearSolver::configure_method() {
 }
 
 // GAMG's near-null space: the six rigid-body modes on the free dofs,
-// orthonormalized (PETSc requires it), this rank's rows: PETSc's row
-// first + r is the caller's row caller_rows[r] (the rows are numbered by
-// rank after the graph partition, not in the caller's order).
+// orthonormalized (PETSc requires it), this rank's rows taken as a
+// right-hand side's are (scatter_in: the rows are numbered by rank after
+// the graph partition, not in the caller's order).
 void PetscLinearSolver::attach_rigid_body_modes() {
   if (rigid_body_modes_.rows() != n_ || rigid_body_modes_.cols() == 0) return;
   const Eigen::Index n_modes = rigid_body_modes_.cols();
@@ -467,10 +467,7 @@ void PetscLinearSolver::attach_rigid_body_modes() {
   std::vector<Vec> vectors(static_cast<std::size_t>(n_modes), nullptr);
   for (Eigen::Index m = 0; m < n_modes; ++m) {
     check(VecDuplicate(solution_, &vectors[m]), "VecDuplicate");
-    PetscScalar* values = nullptr;
-    check(VecGetArray(vectors[m], &values), "VecGetArray");
-    for (PetscInt r = 0; r < rows_.end - rows_.first; ++r) values[r] = q(rows_.caller_rows[r], m);
-    check(VecRestoreArray(vectors[m], &values), "VecRestoreArray");
+    scatter_in(q.col(m).data(), vectors[m]);
   }
   MatNullSpace space = nullptr;
   check(MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_FALSE, static_cast<PetscInt>(n_modes),
