@@ -47,14 +47,16 @@ struct ContactWorkspace {
   /// alone, physics.md 3.2).
   std::weak_ptr<const DelassusOperator> factored_operators;
   std::vector<ContactState> factored_states;
-  /// The unknowns of each non-sticking node in a factorization in dv: their
-  /// number (2 or 3 for a slip node, 3 for an open one) and bases, E (the
-  /// equations kept) in the top rows of `rows` and N (the motions) in the
-  /// left columns of `columns`. A step with the same states and sizes but
-  /// moved slip rows is solved by GMRES preconditioned by the LU, which
-  /// maps the step's own bases onto these.
+  /// The unknowns of each non-sticking node in a factorization in dv: the
+  /// node, its first row and column in the system, their number (2 or 3 for
+  /// a slip node, 3 for an open one) and bases, E (the equations kept) in
+  /// the top rows of `rows` and N (the motions) in the left columns of
+  /// `columns`. A step with the same states and sizes but moved slip rows
+  /// is solved by GMRES preconditioned by the LU, which maps the step's own
+  /// bases onto these; one where a few nodes changed state, by GMRES
+  /// preconditioned by the LU bordered with those nodes' rows and columns.
   struct FactoredUnknowns {
-    int size = 3;
+    int node = 0, offset = 0, size = 3;
     Eigen::Matrix3d rows, columns;
   };
   std::vector<FactoredUnknowns> factored_unknowns;
@@ -81,13 +83,18 @@ struct ContactWorkspace {
     /// slip rows by GMRES preconditioned by the kept LU (a fresh LU when
     /// it does not converge fast).
     bool gmres_on_kept_factorization_enabled = true;
+    /// Also when a few nodes changed state since the LU was made: the LU
+    /// with the changed nodes' unknowns taken out and the new ones bordered
+    /// on preconditions GMRES (solvers.cpp, `KeptLuBorder`).
+    bool gmres_with_changed_states_enabled = true;
   } options;
   /// Dense Newton steps since construction: all, those solved for dr, those
-  /// that reused a factorization, those solved by GMRES on a kept one,
-  /// GMRES's iterations, and its attempts that fell back to a fresh LU.
+  /// that reused a factorization, those solved by GMRES on a kept one (of
+  /// which `bordered_solves` with nodes whose state changed), GMRES's
+  /// iterations, and its attempts that fell back to a fresh LU.
   struct Counts {
-    long steps = 0, in_reactions = 0, reused = 0, gmres_solves = 0, gmres_iterations = 0,
-         gmres_failures = 0;
+    long steps = 0, in_reactions = 0, reused = 0, gmres_solves = 0, bordered_solves = 0,
+         gmres_iterations = 0, gmres_failures = 0;
   } counts;
   /// The Newton step solver of a sparse operator (made on first use).
   std::unique_ptr<SparseNewtonStep> sparse_step;

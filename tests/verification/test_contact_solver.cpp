@@ -485,6 +485,47 @@ TEST(ContactSolver, SlidingFlatSolvedByGmresOnTheKeptFactorizationGivesThePlainA
   }
 }
 
+// The flat indenter slid in short increments: the slip zone spreads from
+// the face's rim a few nodes a step, so most steps' states differ from the
+// kept LU's in a few nodes. GMRES preconditioned by the kept LU bordered
+// with those nodes (solvers.cpp, KeptLuBorder) solves them: the answers are
+// the plain step's to within the law tolerance, for an isotropic and an
+// orthotropic associated law, and the bordered steps converge in a few
+// iterations each (the border is exact; only the slip rows' drift is left to
+// GMRES): with A_DC left out of the border, or the D unknowns' solution
+// mapped back wrong, steps fall back or take more iterations, and the test
+// fails (tried). Here nodes mostly come (stick -> slip); the algebra of
+// nodes leaving is BorderedFactorization's own test.
+TEST(ContactSolver, StepsWithChangedStatesSolvedByGmresOnTheBorderedKeptLuGiveThePlainAnswer) {
+  const Mesh mesh = generate_cylinder({});
+  const Analysis analysis(punch_case(0.3), mesh);
+  const auto flat = [](const Eigen::Vector3d&, double delta) { return -0.2 * delta; };
+  for (const FrictionLaw& law : {FrictionLaw::orthotropic(0.3, 0.3, 0.3, 0.3),
+                                 FrictionLaw::orthotropic(0.3, 0.15, 0.3, 0.15)}) {
+    ASSERT_TRUE(law.associated());
+    ContactWorkspace plain, fast;
+    plain.options.choose_formulation = plain.options.reuse_factorization = false;
+    plain.options.gmres_on_kept_factorization_enabled = false;
+    const auto expected = solve_indenter_sequence(analysis.contact(), law, flat, 0.0004, plain);
+    const auto answers = solve_indenter_sequence(analysis.contact(), law, flat, 0.0004, fast);
+    for (std::size_t k = 0; k < answers.size(); ++k) {
+      const double max_r = expected[k].lpNorm<Eigen::Infinity>();
+      EXPECT_GT(max_r, 0.0);
+      EXPECT_LE(max_abs_difference(answers[k], expected[k]), 1e-8 * max_r)
+          << "law mu2 " << law.mu2() << ", increment " << k;
+    }
+    EXPECT_GE(fast.counts.bordered_solves, 5) << "law mu2 " << law.mu2();
+    EXPECT_EQ(fast.counts.gmres_failures, 0) << "law mu2 " << law.mu2();
+    EXPECT_LE(fast.counts.gmres_iterations, 6 * fast.counts.gmres_solves)
+        << "law mu2 " << law.mu2();
+    std::printf(
+        "law (%g, %g, %g, %g): %ld steps, %ld by GMRES (%ld bordered; %ld iterations), "
+        "%ld fell back\n",
+        law.mu1(), law.mu2(), law.p1(), law.p2(), fast.counts.steps, fast.counts.gmres_solves,
+        fast.counts.bordered_solves, fast.counts.gmres_iterations, fast.counts.gmres_failures);
+  }
+}
+
 /// W of a dense operator without its dense matrices, whose Newton steps'
 /// linear solves all fail (as a sparse path's step that runs out of its
 /// Krylov iterations or its memory does).
