@@ -421,6 +421,29 @@ std::vector<Eigen::VectorXd> solve_sphere_sequence(const NodeToPlaneContact& con
   return solve_indenter_sequence(contact, law, sphere, 0.0005, workspace);
 }
 
+/// A workspace whose Newton steps are the plain ones (unknowns dv, a fresh
+/// LU every step): the reference of the tests below.
+ContactWorkspace plain_step_workspace() {
+  ContactWorkspace plain;
+  plain.options.choose_formulation = plain.options.reuse_factorization = false;
+  plain.options.gmres_on_kept_factorization_enabled = false;
+  return plain;
+}
+
+/// Each increment's reactions within 1e-8 of the largest plain reaction of
+/// that increment: the law tolerance's agreement.
+void expect_plain_answers(const std::vector<Eigen::VectorXd>& expected,
+                          const std::vector<Eigen::VectorXd>& answers, const FrictionLaw& law) {
+  ASSERT_EQ(answers.size(), expected.size());
+  for (std::size_t k = 0; k < answers.size(); ++k) {
+    const double max_r = expected[k].lpNorm<Eigen::Infinity>();
+    EXPECT_GT(max_r, 0.0);
+    EXPECT_LE(max_abs_difference(answers[k], expected[k]), 1e-8 * max_r)
+        << "law (" << law.mu1() << ", " << law.mu2() << ", " << law.p1() << ", " << law.p2()
+        << "), increment " << k;
+  }
+}
+
 // The Newton step in dr (when most nodes are open) and the reuse of the LU
 // of an unchanged system give the answer of the plain step (unknowns dv, a
 // fresh LU each step), which the verification above checks against exact
@@ -434,17 +457,10 @@ TEST(ContactSolver, SphereOnFlatSolvedInReactionsAndWithReusedFactorizationGives
   for (const FrictionLaw& law :
        {FrictionLaw::orthotropic(0.3, 0.3, 0.3, 0.3), FrictionLaw::orthotropic(0.3, 0.2, 0.1, 0.05),
         FrictionLaw::orthotropic(1.0, 1.0, 1.0, 1.0)}) {
-    ContactWorkspace plain, fast;
-    plain.options.choose_formulation = plain.options.reuse_factorization = false;
-    plain.options.gmres_on_kept_factorization_enabled = false;
+    ContactWorkspace plain = plain_step_workspace(), fast;
     const auto expected = solve_sphere_sequence(analysis.contact(), law, plain);
     const auto answers = solve_sphere_sequence(analysis.contact(), law, fast);
-    for (std::size_t k = 0; k < answers.size(); ++k) {
-      const double max_r = expected[k].lpNorm<Eigen::Infinity>();
-      EXPECT_GT(max_r, 0.0);
-      EXPECT_LE(max_abs_difference(answers[k], expected[k]), 1e-8 * max_r)
-          << "law mu1 " << law.mu1() << " p1 " << law.p1() << ", increment " << k;
-    }
+    expect_plain_answers(expected, answers, law);
     EXPECT_EQ(plain.counts.in_reactions + plain.counts.reused + plain.counts.gmres_solves, 0);
     EXPECT_GT(fast.counts.in_reactions, fast.counts.steps / 2) << "law mu1 " << law.mu1();
     reused += fast.counts.reused;
@@ -465,17 +481,10 @@ TEST(ContactSolver, SlidingFlatSolvedByGmresOnTheKeptFactorizationGivesThePlainA
   const auto flat = [](const Eigen::Vector3d&, double delta) { return -0.2 * delta; };
   for (const FrictionLaw& law : {FrictionLaw::orthotropic(0.3, 0.3, 0.3, 0.3),
                                  FrictionLaw::orthotropic(0.2, 0.1, 0.2 / 6.0, 0.4 / 3.0)}) {
-    ContactWorkspace plain, fast;
-    plain.options.choose_formulation = plain.options.reuse_factorization = false;
-    plain.options.gmres_on_kept_factorization_enabled = false;
+    ContactWorkspace plain = plain_step_workspace(), fast;
     const auto expected = solve_indenter_sequence(analysis.contact(), law, flat, 0.002, plain);
     const auto answers = solve_indenter_sequence(analysis.contact(), law, flat, 0.002, fast);
-    for (std::size_t k = 0; k < answers.size(); ++k) {
-      const double max_r = expected[k].lpNorm<Eigen::Infinity>();
-      EXPECT_GT(max_r, 0.0);
-      EXPECT_LE(max_abs_difference(answers[k], expected[k]), 1e-8 * max_r)
-          << "law mu2 " << law.mu2() << " p1 " << law.p1() << ", increment " << k;
-    }
+    expect_plain_answers(expected, answers, law);
     EXPECT_EQ(plain.counts.gmres_solves + plain.counts.gmres_failures, 0);
     EXPECT_GT(fast.counts.gmres_solves, 0) << "law mu2 " << law.mu2();
     EXPECT_GE(fast.counts.gmres_iterations, fast.counts.gmres_solves);
@@ -503,17 +512,10 @@ TEST(ContactSolver, StepsWithChangedStatesSolvedByGmresOnTheBorderedKeptLuGiveTh
   for (const FrictionLaw& law : {FrictionLaw::orthotropic(0.3, 0.3, 0.3, 0.3),
                                  FrictionLaw::orthotropic(0.3, 0.15, 0.3, 0.15)}) {
     ASSERT_TRUE(law.associated());
-    ContactWorkspace plain, fast;
-    plain.options.choose_formulation = plain.options.reuse_factorization = false;
-    plain.options.gmres_on_kept_factorization_enabled = false;
+    ContactWorkspace plain = plain_step_workspace(), fast;
     const auto expected = solve_indenter_sequence(analysis.contact(), law, flat, 0.0004, plain);
     const auto answers = solve_indenter_sequence(analysis.contact(), law, flat, 0.0004, fast);
-    for (std::size_t k = 0; k < answers.size(); ++k) {
-      const double max_r = expected[k].lpNorm<Eigen::Infinity>();
-      EXPECT_GT(max_r, 0.0);
-      EXPECT_LE(max_abs_difference(answers[k], expected[k]), 1e-8 * max_r)
-          << "law mu2 " << law.mu2() << ", increment " << k;
-    }
+    expect_plain_answers(expected, answers, law);
     EXPECT_GE(fast.counts.bordered_solves, 5) << "law mu2 " << law.mu2();
     EXPECT_EQ(fast.counts.gmres_failures, 0) << "law mu2 " << law.mu2();
     EXPECT_LE(fast.counts.gmres_iterations, 6 * fast.counts.gmres_solves)
