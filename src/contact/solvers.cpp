@@ -54,6 +54,7 @@ bool solve_step_system(const CondensedContactProblem& problem,
     ++workspace.counts.reused;
   } else {
     workspace.pivots.resize(static_cast<std::size_t>(n));
+    ++workspace.counts.factorizations;
     dgetrf_(&n, &n, lu, &n, workspace.pivots.data(), &info);
     if (info != 0) return false;
     workspace.factorization_valid = true;

@@ -88,13 +88,36 @@ struct ContactWorkspace {
     /// on preconditions GMRES (solvers.cpp, `KeptLuBorder`).
     bool gmres_with_changed_states_enabled = true;
   } options;
-  /// Dense Newton steps since construction: all, those solved for dr, those
-  /// that reused a factorization, those solved by GMRES on a kept one (of
-  /// which `bordered_solves` with nodes whose state changed), GMRES's
-  /// iterations, and its attempts that fell back to a fresh LU.
+  /// Dense Newton steps since construction: all, those solved for dr, the
+  /// fresh LUs, those that reused a factorization, those solved by GMRES on
+  /// a kept one (of which `bordered_solves` with nodes whose state
+  /// changed), GMRES's iterations, and its attempts that fell back to a
+  /// fresh LU.
   struct Counts {
-    long steps = 0, in_reactions = 0, reused = 0, gmres_solves = 0, bordered_solves = 0,
-         gmres_iterations = 0, gmres_failures = 0;
+    long steps = 0, in_reactions = 0, factorizations = 0, reused = 0, gmres_solves = 0,
+         bordered_solves = 0, gmres_iterations = 0, gmres_failures = 0;
+    /// Each count minus `earlier`'s: what happened since those counts.
+    [[nodiscard]] Counts since(const Counts& earlier) const {
+      return {steps - earlier.steps,
+              in_reactions - earlier.in_reactions,
+              factorizations - earlier.factorizations,
+              reused - earlier.reused,
+              gmres_solves - earlier.gmres_solves,
+              bordered_solves - earlier.bordered_solves,
+              gmres_iterations - earlier.gmres_iterations,
+              gmres_failures - earlier.gmres_failures};
+    }
+    Counts& operator+=(const Counts& more) {
+      steps += more.steps;
+      in_reactions += more.in_reactions;
+      factorizations += more.factorizations;
+      reused += more.reused;
+      gmres_solves += more.gmres_solves;
+      bordered_solves += more.bordered_solves;
+      gmres_iterations += more.gmres_iterations;
+      gmres_failures += more.gmres_failures;
+      return *this;
+    }
   } counts;
   /// The Newton step solver of a sparse operator (made on first use).
   std::unique_ptr<SparseNewtonStep> sparse_step;

@@ -276,6 +276,7 @@ void ResultWriter::on_step(const StepSnapshot& snapshot) {
   total_contact_motion_corrections_ += step.contact_motion_corrections;
   total_contact_long_restart_refused_steps_ += step.contact_long_restart_refused_steps;
   total_contact_single_precision_steps_ += step.contact_single_precision_steps;
+  total_contact_dense_steps_ += step.contact_dense_steps;
   last_counts_ = {snapshot.linear_solves, snapshot.krylov_iterations};
   seconds_linear_ += step.seconds_linear;
   seconds_contact_ += step.seconds_contact;
@@ -665,6 +666,14 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
                          {"long_restart_refused_steps", total_contact_long_restart_refused_steps_},
                          {"motion_corrections", total_contact_motion_corrections_},
                          {"single_precision_steps", total_contact_single_precision_steps_}};
+  if (run_.contact_solver == "dense") {
+    const ContactWorkspace::Counts& dense = total_contact_dense_steps_;
+    j["contact_solver"]["dense_steps"] = {
+        {"fresh_lu", dense.factorizations},         {"reused_lu", dense.reused},
+        {"in_reactions", dense.in_reactions},       {"gmres_solves", dense.gmres_solves},
+        {"bordered_solves", dense.bordered_solves}, {"gmres_iterations", dense.gmres_iterations},
+        {"gmres_failures", dense.gmres_failures}};
+  }
   if (!run_.contact_preconditioner.empty()) {
     j["contact_solver"]["preconditioner"] = run_.contact_preconditioner;
     j["contact_solver"]["preconditioner_reason"] = run_.contact_preconditioner_reason;

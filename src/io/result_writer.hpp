@@ -88,6 +88,7 @@ class ResultWriter {
   long total_contact_long_restart_steps_ = 0, total_contact_motion_corrections_ = 0;
   long total_contact_long_restart_refused_steps_ = 0;
   long total_contact_single_precision_steps_ = 0;
+  ContactWorkspace::Counts total_contact_dense_steps_;
   // K_ff's solver's counters at the last step (StepSnapshot).
   std::pair<long, long> last_counts_{0, 0};
   double max_certificate_ = 0.0, max_residual_ = 0.0;

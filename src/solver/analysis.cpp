@@ -1018,6 +1018,7 @@ void Analysis::solve_contact_problem(Increment& inc) {
   else
     contact_workspace_.known_motion.r.resize(0);
   const auto work_before = contact_work();
+  const ContactWorkspace::Counts dense_before = contact_workspace_.counts;
   IncrementProgress progress{result.position};
   if (increment_progress_)
     contact_workspace_.on_iteration = [&](const ContactIterationProgress& iteration) {
@@ -1063,6 +1064,7 @@ void Analysis::solve_contact_problem(Increment& inc) {
       work_after.long_restart_refused_steps - work_before.long_restart_refused_steps;
   result.contact_single_precision_steps =
       work_after.single_precision_steps - work_before.single_precision_steps;
+  result.contact_dense_steps = contact_workspace_.counts.since(dense_before);
   if (!report.converged) throw_contact_not_converged(report, inc);
   // The reactions applied and reported: exactly in the cone, exactly zero at
   // nodes clear of the plane (changes within the tolerance just met).

@@ -388,6 +388,19 @@ TEST_F(Cli, CasesThatAskForAnotherSolverAreSetUpWithIt) {
          {"long_restart_steps", "long_restart_refused_steps", "motion_corrections"})
       EXPECT_GE(summary(name)["contact_solver"].value(key, -1), 0) << name << " " << key;
   EXPECT_EQ(summary("dense")["contact_solver"].value("motion_corrections", -1), 0);
+  // The dense path's Newton steps by how each was solved: at most one solve a
+  // Newton step (none where every node sticks); not on the sparse path.
+  const auto dense = summary("dense")["contact_solver"].value("dense_steps", nlohmann::json{});
+  const long solved = dense.value("fresh_lu", -1L) + dense.value("reused_lu", -1L) +
+                      dense.value("gmres_solves", -1L);
+  EXPECT_GT(dense.value("fresh_lu", -1L), 0) << dense.dump();
+  EXPECT_GE(dense.value("reused_lu", -1L), 0) << dense.dump();
+  EXPECT_GT(solved, 0) << dense.dump();
+  EXPECT_LE(solved, summary("dense").value("total_newton_iterations", -1L)) << dense.dump();
+  EXPECT_LE(dense.value("bordered_solves", -1L), dense.value("gmres_solves", -1L));
+  EXPECT_GE(dense.value("gmres_iterations", -1L), dense.value("gmres_solves", 0L));
+  EXPECT_GE(dense.value("gmres_failures", -1L), 0);
+  EXPECT_FALSE(summary("sparse")["contact_solver"].contains("dense_steps"));
   if (!petsc) GTEST_SKIP() << "no parallel plugin: the PETSc cases were not run";
   for (const char* name : {"gamg", "bonded"}) {
     const auto j = summary(name);
