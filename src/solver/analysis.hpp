@@ -57,8 +57,8 @@ struct StepResult {
   /// (Work::single_precision_steps).
   long contact_single_precision_steps = 0;
   /// Dense path only: how this step's Newton steps were solved (fresh LUs,
-  /// reused ones, GMRES on the kept LU, bordered or not; failed attempts
-  /// included).
+  /// reused ones, GMRES on the kept LU, bordered or not), over every pass
+  /// of the contact iteration's cascade.
   ContactWorkspace::Counts contact_dense_steps;
   double equilibrium_residual = 0.0;  ///< |K u - f - C^T r|_inf / reference force
   double scaled_certificate = 0.0;    ///< max_i |G_i|, scaled (physics.md 3.1), on the recovered u
