@@ -69,12 +69,12 @@ bool solve_step_system(const CondensedContactProblem& problem,
   return info == 0;
 }
 
-/// x <- M^-1 x with the kept LU M of size n.
-void solve_with_kept_lu(ContactWorkspace& workspace, int n, double* x) {
-  const int one = 1;
+/// The `count` columns of n values from `x` <- M^-1 times them, for the
+/// kept LU M of size n.
+void solve_with_kept_lu(ContactWorkspace& workspace, int n, double* x, int count) {
   int info = 0;
   const char trans = 'N';
-  dgetrs_(&trans, &n, &one, workspace.newton_matrix.data(), &n, workspace.pivots.data(), x, &n,
+  dgetrs_(&trans, &n, &count, workspace.newton_matrix.data(), &n, workspace.pivots.data(), x, &n,
           &info, 1);
 }
 
@@ -392,8 +392,9 @@ namespace {
 ///
 /// P is held in frozen bases, as M is: M's own for the C nodes, those of
 /// the step that set P up for the D nodes. An application maps a step's
-/// residual onto them and the solution back (as apply_kept_lu does), so
-/// the next steps with the same nodes in C, R and D reuse P.
+/// residual onto them and the solution back, so the next steps with the
+/// same nodes in C, R and D reuse P. With no node changed (R and D empty),
+/// P is M itself, in M's bases: GMRES on the kept LU.
 struct KeptLuBorder {
   bool valid = false;  // set up on the kept LU, which has not changed since
   /// Indices into the step's unknowns and the kept ones (ContactWorkspace::
@@ -445,7 +446,6 @@ struct NewtonState {
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis;
   KeptLuBorder border;
   std::array<std::vector<int>, 4> border_lists;  // a step's C, R and D (set_up_kept_lu_border)
-  bool bordered = false;                         // GMRES's preconditioner is the bordered LU
   double slip_shift = 0.0;  // regularize_non_associated_slip's, 0 where it shifted no row
 };
 
@@ -487,22 +487,6 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
   return n_system;
 }
 
-/// Whether the kept LU was made, in dv, for a system with these states and
-/// unknowns on these operators: the step's system then differs from it only
-/// in the slip nodes' rows (B_i, C_i and their reduction move with the
-/// iterate), and GMRES preconditioned by it may replace a fresh LU.
-bool kept_factorization_is_close(const CondensedContactProblem& problem, const NewtonState& n,
-                                 const ContactWorkspace& workspace) {
-  if (!workspace.options.gmres_on_kept_factorization_enabled || !workspace.factorization_valid ||
-      workspace.factored_in_reactions || workspace.factored_operators.lock() != problem.operators ||
-      workspace.factored_states != n.states ||
-      workspace.factored_unknowns.size() != n.unknowns.size())
-    return false;
-  for (std::size_t k = 0; k < n.unknowns.size(); ++k)
-    if (workspace.factored_unknowns[k].size != n.unknowns[k].size) return false;
-  return true;
-}
-
 /// The largest shift of regularize_non_associated_slip, taken while the
 /// scaled residual is above 1 %.
 constexpr double largest_slip_shift = 0.1;
@@ -513,23 +497,17 @@ constexpr double largest_slip_shift = 0.1;
 constexpr int border_fraction_denominator = 12;
 
 /// Sets up n.border (KeptLuBorder) for the step's unknowns against the kept
-/// LU's, or keeps the one set up for the same nodes. False, and the step
-/// takes a fresh LU, when the kept LU is not one in dv on these operators,
-/// or the border would be too large, or a block of it is singular.
+/// LU's, or keeps the one set up for the same nodes: with no node changed
+/// (the same states and unknowns, only the slip rows moved) the border is
+/// empty and P is the kept LU itself. False, and the step takes a fresh LU,
+/// when the kept LU is not one in dv on these operators, or a border is
+/// not allowed or would be too large, or a block of it is singular.
 bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::MatrixXd& s,
                            int n_system, NewtonState& n, ContactWorkspace& workspace) {
-  if (!workspace.options.gmres_on_kept_factorization_enabled ||
-      !workspace.options.gmres_with_changed_states_enabled || !workspace.factorization_valid ||
+  if (!workspace.options.gmres_on_kept_factorization_enabled || !workspace.factorization_valid ||
       workspace.factored_in_reactions || workspace.factored_operators.lock() != problem.operators ||
       workspace.factored_states.size() != n.states.size() || workspace.factored_unknowns.empty())
     return false;
-  // Non-associated laws: their slip rows, shifted by
-  // regularize_non_associated_slip, move too much from one step to the next
-  // for a kept LU to precondition a step it was not made for. Measured on
-  // case C at N = 16: 9 of 44 bordered attempts converged at the largest
-  // shift and 62 of 92 closer in, and the contact iteration took 15-27 %
-  // longer than with a fresh LU for every such step.
-  if (n.slip_shift > 0.0) return false;
   const std::vector<ContactWorkspace::FactoredUnknowns>& kept = workspace.factored_unknowns;
   const int kept_size = kept.back().offset + kept.back().size;
   if (workspace.pivots.size() != static_cast<std::size_t>(kept_size)) return false;
@@ -575,15 +553,22 @@ bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::
     for (int i = 0; i < kept[r].size; ++i) removed_rows.push_back(kept[r].offset + i);
   int p_d = 0;
   for (const int d : added) p_d += n.unknowns[d].size;
-  const auto p = static_cast<int>(removed_rows.size()) + p_d;
-  if (p == 0 || border_fraction_denominator * p > n_system) return false;
-  border.common_step = common_step;
-  border.common_kept = common_kept;
-  border.removed = removed;
-  border.added = added;
+  if (const auto p = static_cast<int>(removed_rows.size()) + p_d; p > 0) {
+    if (!workspace.options.gmres_with_changed_states_enabled ||
+        border_fraction_denominator * p > n_system)
+      return false;
+    // Non-associated laws: their slip rows, shifted by
+    // regularize_non_associated_slip, move too much from one step to the
+    // next for a kept LU to precondition a step with other states. Measured
+    // on case C at N = 16: 9 of 44 bordered attempts converged at the
+    // largest shift and 62 of 92 closer in, and the contact iteration took
+    // 15-27 % longer than with a fresh LU for every such step.
+    if (n.slip_shift > 0.0) return false;
+  }
 
   // A's columns of D, their C rows mapped onto M's equations (E_old E^T, as
-  // apply_kept_lu does): A_CD in M's rows; their D rows: A_DD.
+  // apply_bordered_kept_lu maps a residual): A_CD in M's rows; their D rows:
+  // A_DD.
   border.added_bases.resize(added.size());
   Eigen::MatrixXd a_cd = Eigen::MatrixXd::Zero(kept_size, p_d);
   Eigen::MatrixXd a_dd(p_d, p_d);
@@ -629,15 +614,17 @@ bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::
     }
   }
   border.solve_with_kept_lu = [&workspace, kept_size](double* columns, int count) {
-    int info = 0;
-    const char trans = 'N';
-    dgetrs_(&trans, &kept_size, &count, workspace.newton_matrix.data(), &kept_size,
-            workspace.pivots.data(), columns, &kept_size, &info, 1);
+    solve_with_kept_lu(workspace, kept_size, columns, count);
   };
   if (!border.factorization.set_up(border.solve_with_kept_lu, kept_size, std::move(removed_rows),
                                    std::move(a_cd), std::move(a_dc), a_dd))
     return false;
   border.border.resize(p_d);
+  // The border's nodes (the lists' storage swapped, not copied).
+  border.common_step.swap(common_step);
+  border.common_kept.swap(common_kept);
+  border.removed.swap(removed);
+  border.added.swap(added);
   border.valid = true;
   return true;
 }
@@ -681,29 +668,6 @@ void apply_bordered_kept_lu(NewtonState& n, Eigen::Ref<Eigen::VectorXd> x,
   }
 }
 
-/// y = M^-1 x for the kept LU M, whose nodes' unknowns and equations were
-/// taken in other bases (E_old, N_old: the SVD's signs and the reduction's
-/// axis move from step to step): x's rows are mapped onto the old
-/// equations (E_old E^T), and the solution's coordinates onto the step's own
-/// (N^T N_old). In place in x.
-void apply_kept_lu(const NewtonState& n, int n_system, Eigen::Ref<Eigen::VectorXd> x,
-                   Eigen::Ref<Eigen::VectorXd> old, ContactWorkspace& workspace) {
-  for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
-    const NewtonNodeUnknowns& node = n.unknowns[k];
-    const int size = node.size;
-    old.segment(node.offset, size) = workspace.factored_unknowns[k].rows.topRows(size) *
-                                     (node.rows.transpose() * x.segment(node.offset, size));
-  }
-  solve_with_kept_lu(workspace, n_system, old.data());
-  for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
-    const NewtonNodeUnknowns& node = n.unknowns[k];
-    const int size = node.size;
-    x.segment(node.offset, size) =
-        node.basis.transpose() *
-        (workspace.factored_unknowns[k].columns.leftCols(size) * old.segment(node.offset, size));
-  }
-}
-
 /// out = A x for the step's system, through its blocks:
 /// (A x)_i = G_i (S N x)_i + H_i N_i x_i; A is never formed.
 void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
@@ -719,9 +683,10 @@ void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
 }
 
 /// The step's system A x = b (b in n.rhs) solved by GMRES preconditioned on
-/// the right by the kept LU M of a system with the same unknowns
-/// (apply_kept_lu). Within a Newton solve the slip directions move little
-/// from one step to the next, so A M^-1 is close to the identity and a few
+/// the right by the kept LU M, bordered for the nodes whose state changed
+/// (n.border, apply_bordered_kept_lu; M itself when none did). Within a
+/// Newton solve the slip directions move little from one step to the next,
+/// so A P^-1 is close to the identity and a few
 /// iterations of O(m n) replace an LU of O(n^3). True (x in n.rhs) when
 /// |b - A x| <= tolerance |b| within max_iterations; false (n.rhs
 /// untouched) otherwise, and the caller factorizes afresh.
@@ -735,7 +700,6 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
   auto basis = n.krylov.topRows(n_system);
   auto z = n.gmres_z.head(n_system);
   auto w = n.gmres_w.head(n_system);
-  auto old = n.gmres_old.head(n_system);
   Eigen::Matrix<double, max_iterations + 1, max_iterations> h;
   Eigen::Matrix<double, max_iterations + 1, 1> g =
       Eigen::Matrix<double, max_iterations + 1, 1>::Zero();
@@ -746,10 +710,7 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
   for (int j = 0; j < max_iterations; ++j) {
     ++workspace.counts.gmres_iterations;
     z = basis.col(j);
-    if (n.bordered)
-      apply_bordered_kept_lu(n, z, workspace);
-    else
-      apply_kept_lu(n, n_system, z, old, workspace);
+    apply_bordered_kept_lu(n, z, workspace);
     apply_step_system(s, n, z, w);
     for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
       h(i, j) = w.dot(basis.col(i));
@@ -779,10 +740,7 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
       const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, max_iterations, 1> y =
           h.topLeftCorner(j + 1, j + 1).triangularView<Eigen::Upper>().solve(g.head(j + 1));
       z = basis.leftCols(j + 1) * y;
-      if (n.bordered)
-        apply_bordered_kept_lu(n, z, workspace);
-      else
-        apply_kept_lu(n, n_system, z, old, workspace);
+      apply_bordered_kept_lu(n, z, workspace);
       n.rhs.head(n_system) = z;
       return true;
     }
@@ -793,9 +751,10 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
 /// The rest of a Newton step: the dense system of the unknowns, blocks
 /// G_i S_ij N_j (+ H_i N_i on the diagonal), solved by LU, by the kept LU
 /// when `reuse` (the matrix is then not assembled), or by GMRES on the
-/// kept LU when only slip rows moved (gmres_on_kept_factorization, to
-/// `tolerance` relative); their motion is added to dv and its forces to
-/// dr. False if the system is singular.
+/// kept LU, bordered for the nodes whose state changed
+/// (set_up_kept_lu_border, gmres_on_kept_factorization, to `tolerance`
+/// relative); their motion is added to dv and its forces to dr. False if
+/// the system is singular.
 bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::MatrixXd& s,
                           int n_system, bool reuse, double tolerance, NewtonState& n,
                           ContactWorkspace& workspace) {
@@ -805,13 +764,12 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
                                           node.g.lazyProduct(n.dr.segment<3>(3 * node.node)) -
                                           node.h.lazyProduct(n.dv.segment<3>(3 * node.node));
   bool solved = false;
-  n.bordered = false;
-  if (!reuse && (kept_factorization_is_close(problem, n, workspace) ||
-                 (n.bordered = set_up_kept_lu_border(problem, s, n_system, n, workspace)))) {
+  if (!reuse && set_up_kept_lu_border(problem, s, n_system, n, workspace)) {
     solved = gmres_on_kept_factorization(s, n_system, tolerance, n, workspace);
     ++(solved ? workspace.counts.gmres_solves : workspace.counts.gmres_failures);
     if (solved) ++workspace.counts.steps;
-    if (solved && n.bordered) ++workspace.counts.bordered_solves;
+    if (solved && (!n.border.added.empty() || !n.border.removed.empty()))
+      ++workspace.counts.bordered_solves;
   }
   if (!solved) {
     // The blocks are at most 3 x 3: coefficient-wise (lazy) products avoid
