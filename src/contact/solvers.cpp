@@ -13,16 +13,9 @@
 #include <string>
 
 #include "contact/bordered_factorization.hpp"
+#include "contact/dense_lu.hpp"
 #include "contact/law/law.hpp"
 #include "core/errors.hpp"
-
-// LAPACK (Fortran ABI; OpenBLAS on Debian when libopenblas is installed):
-// the dense LU of the Newton system is the contact solver's hot spot.
-extern "C" {
-void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
-             const int* ipiv, double* b, const int* ldb, int* info, std::size_t trans_len);
-}
 
 namespace bipo {
 
@@ -38,25 +31,32 @@ constexpr double loosest_sparse_step_tolerance = 1e-3;
 /// -> 307), at 1e-6 none, and GMRES gains one to two digits an iteration.
 constexpr double loosest_dense_step_tolerance = 1e-6;
 
+/// The kept LU's own counts (DenseLu) into the workspace's.
+void record_dense_lu_counts(ContactWorkspace& workspace) {
+  workspace.counts.single_precision_lus = workspace.newton_lu.single_precision_lus;
+  workspace.counts.single_precision_fallbacks = workspace.newton_lu.fallbacks;
+  workspace.counts.refinement_steps = workspace.newton_lu.refinement_steps;
+}
+
 /// The dense Newton system of a step, solved in place (its right-hand side
-/// becomes the solution): by a fresh LAPACK LU of the matrix assembled in
-/// the workspace, which is kept there with what it was made for, or with
-/// the kept LU when `reuse`. False if the matrix is singular.
+/// becomes the solution): by a fresh LU of the matrix assembled in the
+/// workspace, which is kept there with what it was made for, or with the
+/// kept LU when `reuse`. The LU is made in single precision and the solve
+/// refined in double to a double LU's residual (DenseLu) unless
+/// options.mixed_precision_lu is off. False if the matrix is singular.
 bool solve_step_system(const CondensedContactProblem& problem,
                        const std::vector<ContactState>& states, bool in_reactions, bool reuse,
-                       int n, double* rhs, ContactWorkspace& workspace) {
-  const int one = 1;
-  int info = 0;
+                       double* rhs, ContactWorkspace& workspace) {
   ++workspace.counts.steps;
   if (in_reactions) ++workspace.counts.in_reactions;
-  double* lu = workspace.newton_matrix.data();
+  DenseLu& lu = workspace.newton_lu;
   if (reuse) {
     ++workspace.counts.reused;
   } else {
-    workspace.pivots.resize(static_cast<std::size_t>(n));
     ++workspace.counts.factorizations;
-    dgetrf_(&n, &n, lu, &n, workspace.pivots.data(), &info);
-    if (info != 0) return false;
+    const bool factorized = lu.factorize(workspace.options.mixed_precision_lu);
+    record_dense_lu_counts(workspace);
+    if (!factorized) return false;
     workspace.factorization_valid = true;
     workspace.factored_operators = problem.operators;
     workspace.factored_states = states;
@@ -64,29 +64,25 @@ bool solve_step_system(const CondensedContactProblem& problem,
     workspace.factorization_reusable = std::none_of(
         states.begin(), states.end(), [](ContactState s) { return s == ContactState::slip; });
   }
-  const char trans = 'N';
-  dgetrs_(&trans, &n, &one, lu, &n, workspace.pivots.data(), rhs, &n, &info, 1);
-  return info == 0;
+  const bool solved = lu.solve(rhs);
+  record_dense_lu_counts(workspace);
+  return solved;
 }
 
 /// The `count` columns of n values from `x` <- M^-1 times them, for the
-/// kept LU M of size n.
-void solve_with_kept_lu(ContactWorkspace& workspace, int n, double* x, int count) {
-  int info = 0;
-  const char trans = 'N';
-  dgetrs_(&trans, &n, &count, workspace.newton_matrix.data(), &n, workspace.pivots.data(), x, &n,
-          &info, 1);
+/// kept LU M of size n, as it is (single or double precision): GMRES's
+/// preconditioner, which the flexible GMRES does not need exact.
+void solve_with_kept_lu(ContactWorkspace& workspace, double* x, int count) {
+  workspace.newton_lu.apply_lu(x, count);
+  record_dense_lu_counts(workspace);
 }
 
 /// The storage of a dense system of size n in the workspace; invalidates
 /// the kept factorization, which it overwrites.
 Eigen::Map<Eigen::MatrixXd> step_matrix(int n, ContactWorkspace& workspace) {
-  const auto size = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-  std::vector<double>& storage = workspace.newton_matrix;
-  if (storage.size() < size) storage.resize(size);
   workspace.factorization_reusable = false;
   workspace.factorization_valid = false;
-  return {storage.data(), n, n};
+  return {workspace.newton_lu.matrix(n), n, n};
 }
 
 /// The unknowns of one node that does not stick in the Newton step of
@@ -424,7 +420,6 @@ struct NewtonState {
         dr(3 * m),
         trial_f(3 * m),
         rhs(3 * m),
-        gmres_z(3 * m),
         gmres_w(3 * m),
         system_forces(3 * m),
         gmres_old(3 * m),
@@ -439,10 +434,13 @@ struct NewtonState {
   std::vector<NewtonNodeUnknowns> unknowns;
   std::vector<int> active;  // the nodes whose dr is unknown (step_in_reactions)
   Eigen::VectorXd rhs;      // the dense system's right-hand side, then solution
-  // GMRES on a kept LU (gmres_on_kept_factorization): the right-hand
-  // side, the iterate, the residual (each at most 3m long) and S N x (3m).
-  Eigen::VectorXd gmres_z, gmres_w, system_forces, gmres_old;
-  Eigen::MatrixXd krylov;  // GMRES's basis (made on first use)
+  // GMRES on a kept LU (gmres_on_kept_factorization): A z_j (at most 3m
+  // long), S N x (3m) and a vector of the kept LU's unknowns.
+  Eigen::VectorXd gmres_w, system_forces, gmres_old;
+  // GMRES's basis V and its preconditioned vectors Z = P^-1 V (flexible
+  // GMRES: the solution is Z y, so P, a single-precision LU, need not be
+  // applied exactly or twice the same way); made on first use.
+  Eigen::MatrixXd krylov, preconditioned_krylov;
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis;
   KeptLuBorder border;
   std::array<std::vector<int>, 4> border_lists;  // a step's C, R and D (set_up_kept_lu_border)
@@ -510,7 +508,7 @@ bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::
     return false;
   const std::vector<ContactWorkspace::FactoredUnknowns>& kept = workspace.factored_unknowns;
   const int kept_size = kept.back().offset + kept.back().size;
-  if (workspace.pivots.size() != static_cast<std::size_t>(kept_size)) return false;
+  if (workspace.newton_lu.size() != kept_size || !workspace.newton_lu.factorized()) return false;
   // C, R and D. Both lists are in increasing node order. A node in both
   // whose state or number of unknowns changed leaves and comes again.
   std::vector<int>& common_step = n.border_lists[0];
@@ -613,8 +611,8 @@ bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::
           (column.basis.transpose() * old.columns.leftCols(column.size));
     }
   }
-  border.solve_with_kept_lu = [&workspace, kept_size](double* columns, int count) {
-    solve_with_kept_lu(workspace, kept_size, columns, count);
+  border.solve_with_kept_lu = [&workspace](double* columns, int count) {
+    solve_with_kept_lu(workspace, columns, count);
   };
   if (!border.factorization.set_up(border.solve_with_kept_lu, kept_size, std::move(removed_rows),
                                    std::move(a_cd), std::move(a_dc), a_dd))
@@ -682,8 +680,8 @@ void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
                                           node.h * (node.basis * x.segment(node.offset, node.size));
 }
 
-/// The step's system A x = b (b in n.rhs) solved by GMRES preconditioned on
-/// the right by the kept LU M, bordered for the nodes whose state changed
+/// The step's system A x = b (b in n.rhs) solved by flexible GMRES
+/// preconditioned on the right by the kept LU M, bordered for the nodes whose state changed
 /// (n.border, apply_bordered_kept_lu; M itself when none did). Within a
 /// Newton solve the slip directions move little from one step to the next,
 /// so A P^-1 is close to the identity and a few
@@ -696,9 +694,12 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
   const auto b = n.rhs.head(n_system);
   const double beta = b.norm();
   if (!(beta > 0.0)) return false;
-  if (n.krylov.rows() < n_system) n.krylov.resize(n.rhs.size(), max_iterations + 1);
+  if (n.krylov.rows() < n_system) {
+    n.krylov.resize(n.rhs.size(), max_iterations + 1);
+    n.preconditioned_krylov.resize(n.rhs.size(), max_iterations);
+  }
   auto basis = n.krylov.topRows(n_system);
-  auto z = n.gmres_z.head(n_system);
+  auto preconditioned = n.preconditioned_krylov.topRows(n_system);
   auto w = n.gmres_w.head(n_system);
   Eigen::Matrix<double, max_iterations + 1, max_iterations> h;
   Eigen::Matrix<double, max_iterations + 1, 1> g =
@@ -709,9 +710,10 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
   basis.col(0) = b / beta;
   for (int j = 0; j < max_iterations; ++j) {
     ++workspace.counts.gmres_iterations;
-    z = basis.col(j);
-    apply_bordered_kept_lu(n, z, workspace);
-    apply_step_system(s, n, z, w);
+    auto z_j = preconditioned.col(j);
+    z_j = basis.col(j);
+    apply_bordered_kept_lu(n, z_j, workspace);
+    apply_step_system(s, n, z_j, w);
     for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
       h(i, j) = w.dot(basis.col(i));
       w -= h(i, j) * basis.col(i);
@@ -739,9 +741,7 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
     if (std::abs(g(j + 1)) <= tolerance * beta || breakdown) {
       const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, max_iterations, 1> y =
           h.topLeftCorner(j + 1, j + 1).triangularView<Eigen::Upper>().solve(g.head(j + 1));
-      z = basis.leftCols(j + 1) * y;
-      apply_bordered_kept_lu(n, z, workspace);
-      n.rhs.head(n_system) = z;
+      n.rhs.head(n_system).noalias() = preconditioned.leftCols(j + 1) * y;
       return true;
     }
   }
@@ -786,8 +786,7 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
       }
     }
     if (!reuse) n.border.valid = false;
-    if (!solve_step_system(problem, n.states, false, reuse, n_system, rhs.data(), workspace))
-      return false;
+    if (!solve_step_system(problem, n.states, false, reuse, rhs.data(), workspace)) return false;
     if (!reuse) {
       workspace.factored_unknowns.resize(n.unknowns.size());
       for (std::size_t k = 0; k < n.unknowns.size(); ++k) {
@@ -838,7 +837,7 @@ bool step_in_reactions(const CondensedContactProblem& problem, const Eigen::Matr
   if (n_system == 0) return true;
   auto rhs = n.rhs.head(n_system);
   Eigen::Map<Eigen::MatrixXd> system =
-      reuse ? Eigen::Map<Eigen::MatrixXd>(workspace.newton_matrix.data(), n_system, n_system)
+      reuse ? Eigen::Map<Eigen::MatrixXd>(workspace.newton_lu.data(), n_system, n_system)
             : step_matrix(n_system, workspace);
   for (std::size_t a = 0; a < n.active.size(); ++a) {
     const int i = n.active[a];
@@ -862,8 +861,7 @@ bool step_in_reactions(const CondensedContactProblem& problem, const Eigen::Matr
     if (!stick) system.block<3, 3>(row, row) += n.b[i];
   }
   if (!reuse) n.border.valid = false;
-  if (!solve_step_system(problem, n.states, true, reuse, n_system, rhs.data(), workspace))
-    return false;
+  if (!solve_step_system(problem, n.states, true, reuse, rhs.data(), workspace)) return false;
   for (std::size_t a = 0; a < n.active.size(); ++a) {
     const int j = n.active[a];
     const Eigen::Vector3d dr_j = rhs.segment<3>(3 * static_cast<Eigen::Index>(a));

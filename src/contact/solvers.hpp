@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "contact/condensed_problem.hpp"
+#include "contact/dense_lu.hpp"
 
 namespace bipo {
 
@@ -38,10 +39,10 @@ struct ContactIterationProgress {
 /// was made for, so that a step whose system is the same reuses it (see
 /// solve_semismooth_newton). One workspace per solve running at a time.
 struct ContactWorkspace {
-  /// The dense Newton system's LU (LAPACK layout) and pivots.
-  std::vector<double> newton_matrix;
-  std::vector<int> pivots;
-  /// What the factorization in newton_matrix was made for: the operators,
+  /// The dense Newton system and its kept LU, in single precision refined
+  /// in double unless options.mixed_precision_lu is off (dense_lu.hpp).
+  DenseLu newton_lu;
+  /// What the factorization in newton_lu was made for: the operators,
   /// the formulation (unknowns dv or dr) and every node's state. Valid for
   /// reuse only when no node was sliding (then the system depends on these
   /// alone, physics.md 3.2).
@@ -73,7 +74,7 @@ struct ContactWorkspace {
     [[nodiscard]] bool of(const Eigen::VectorXd& x) const { return r.size() == x.size() && r == x; }
   } known_motion;
   bool factorization_reusable = false;
-  bool factorization_valid = false;  ///< newton_matrix holds an LU
+  bool factorization_valid = false;  ///< newton_lu holds an LU
   /// Choices of the dense Newton step; all on by default, off only to
   /// compare against the plain step (benchmarks, tests).
   struct Options {
@@ -87,36 +88,49 @@ struct ContactWorkspace {
     /// with the changed nodes' unknowns taken out and the new ones bordered
     /// on preconditions GMRES (solvers.cpp, `KeptLuBorder`).
     bool gmres_with_changed_states_enabled = true;
+    /// Factorize the Newton system in single precision, its solves refined
+    /// in double to a double LU's residual (DenseLu).
+    bool mixed_precision_lu = true;
   } options;
   /// Dense Newton steps since construction: all, those solved for dr, the
-  /// fresh LUs, those that reused a factorization, those solved by GMRES on
-  /// a kept one (of which `bordered_solves` with nodes whose state
-  /// changed), GMRES's iterations, and its attempts that fell back to a
-  /// fresh LU.
+  /// fresh LUs (of which `single_precision_lus` were made in single
+  /// precision, their solves refined in double in `refinement_steps` in
+  /// all, and `single_precision_fallbacks` fell back to a double LU), those
+  /// that reused a
+  /// factorization, those solved by GMRES on a kept one (of which
+  /// `bordered_solves` with nodes whose state changed), GMRES's iterations,
+  /// and its attempts that fell back to a fresh LU.
   struct Counts {
-    long steps = 0, in_reactions = 0, factorizations = 0, reused = 0, gmres_solves = 0,
+    long steps = 0, in_reactions = 0, factorizations = 0, single_precision_lus = 0,
+         single_precision_fallbacks = 0, refinement_steps = 0, reused = 0, gmres_solves = 0,
          bordered_solves = 0, gmres_iterations = 0, gmres_failures = 0;
     /// Each count minus `earlier`'s: what happened since those counts.
     [[nodiscard]] Counts since(const Counts& earlier) const {
-      return {steps - earlier.steps,
-              in_reactions - earlier.in_reactions,
-              factorizations - earlier.factorizations,
-              reused - earlier.reused,
-              gmres_solves - earlier.gmres_solves,
-              bordered_solves - earlier.bordered_solves,
-              gmres_iterations - earlier.gmres_iterations,
-              gmres_failures - earlier.gmres_failures};
+      Counts difference = *this;
+      pairwise(difference, earlier, [](long& count, long other) { count -= other; });
+      return difference;
     }
     Counts& operator+=(const Counts& more) {
-      steps += more.steps;
-      in_reactions += more.in_reactions;
-      factorizations += more.factorizations;
-      reused += more.reused;
-      gmres_solves += more.gmres_solves;
-      bordered_solves += more.bordered_solves;
-      gmres_iterations += more.gmres_iterations;
-      gmres_failures += more.gmres_failures;
+      pairwise(*this, more, [](long& count, long other) { count += other; });
       return *this;
+    }
+
+   private:
+    /// `combine` on each count of `a` with the same count of `b`: the one
+    /// list of the fields for since() and +=.
+    template <class Combine>
+    static void pairwise(Counts& a, const Counts& b, Combine combine) {
+      combine(a.steps, b.steps);
+      combine(a.in_reactions, b.in_reactions);
+      combine(a.factorizations, b.factorizations);
+      combine(a.single_precision_lus, b.single_precision_lus);
+      combine(a.single_precision_fallbacks, b.single_precision_fallbacks);
+      combine(a.refinement_steps, b.refinement_steps);
+      combine(a.reused, b.reused);
+      combine(a.gmres_solves, b.gmres_solves);
+      combine(a.bordered_solves, b.bordered_solves);
+      combine(a.gmres_iterations, b.gmres_iterations);
+      combine(a.gmres_failures, b.gmres_failures);
     }
   } counts;
   /// The Newton step solver of a sparse operator (made on first use).

@@ -669,9 +669,15 @@ void ResultWriter::write_summary(const std::string& status, const std::string& m
   if (run_.contact_solver == "dense") {
     const ContactWorkspace::Counts& dense = total_contact_dense_steps_;
     j["contact_solver"]["dense_steps"] = {
-        {"fresh_lu", dense.factorizations},         {"reused_lu", dense.reused},
-        {"in_reactions", dense.in_reactions},       {"gmres_solves", dense.gmres_solves},
-        {"bordered_solves", dense.bordered_solves}, {"gmres_iterations", dense.gmres_iterations},
+        {"fresh_lu", dense.factorizations},
+        {"single_precision_lu", dense.single_precision_lus},
+        {"single_precision_fallbacks", dense.single_precision_fallbacks},
+        {"refinement_steps", dense.refinement_steps},
+        {"reused_lu", dense.reused},
+        {"in_reactions", dense.in_reactions},
+        {"gmres_solves", dense.gmres_solves},
+        {"bordered_solves", dense.bordered_solves},
+        {"gmres_iterations", dense.gmres_iterations},
         {"gmres_failures", dense.gmres_failures}};
   }
   if (!run_.contact_preconditioner.empty()) {

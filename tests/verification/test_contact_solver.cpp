@@ -422,11 +422,12 @@ std::vector<Eigen::VectorXd> solve_sphere_sequence(const NodeToPlaneContact& con
 }
 
 /// A workspace whose Newton steps are the plain ones (unknowns dv, a fresh
-/// LU every step): the reference of the tests below.
+/// double LU every step): the reference of the tests below.
 ContactWorkspace plain_step_workspace() {
   ContactWorkspace plain;
   plain.options.choose_formulation = plain.options.reuse_factorization = false;
   plain.options.gmres_on_kept_factorization_enabled = false;
+  plain.options.mixed_precision_lu = false;
   return plain;
 }
 
@@ -475,6 +476,9 @@ TEST(ContactSolver, SphereOnFlatSolvedInReactionsAndWithReusedFactorizationGives
 // answers are the plain step's (a fresh LU every step) to within the law
 // tolerance, each converged state passing the law certificate, for an
 // associated and a non-associated law, and GMRES must have served steps.
+// The fast steps' LUs are made in single precision and their solves
+// refined in double (DenseLu), without a fallback to a double LU here; the
+// plain ones are double LUs.
 TEST(ContactSolver, SlidingFlatSolvedByGmresOnTheKeptFactorizationGivesThePlainAnswer) {
   const Mesh mesh = generate_cylinder({});
   const Analysis analysis(punch_case(0.3), mesh);
@@ -486,11 +490,18 @@ TEST(ContactSolver, SlidingFlatSolvedByGmresOnTheKeptFactorizationGivesThePlainA
     const auto answers = solve_indenter_sequence(analysis.contact(), law, flat, 0.002, fast);
     expect_plain_answers(expected, answers, law);
     EXPECT_EQ(plain.counts.gmres_solves + plain.counts.gmres_failures, 0);
+    EXPECT_EQ(plain.counts.single_precision_lus + plain.counts.single_precision_fallbacks, 0);
     EXPECT_GT(fast.counts.gmres_solves, 0) << "law mu2 " << law.mu2();
     EXPECT_GE(fast.counts.gmres_iterations, fast.counts.gmres_solves);
-    std::printf("law (%g, %g, %g, %g): %ld steps, %ld by GMRES (%ld iterations), %ld fell back\n",
-                law.mu1(), law.mu2(), law.p1(), law.p2(), fast.counts.steps,
-                fast.counts.gmres_solves, fast.counts.gmres_iterations, fast.counts.gmres_failures);
+    EXPECT_EQ(fast.counts.single_precision_lus, fast.counts.factorizations);
+    EXPECT_GE(fast.counts.refinement_steps, fast.counts.single_precision_lus);
+    EXPECT_EQ(fast.counts.single_precision_fallbacks, 0);
+    std::printf(
+        "law (%g, %g, %g, %g): %ld steps, %ld by GMRES (%ld iterations), %ld fell back; %ld in "
+        "mixed precision (%ld refinement steps)\n",
+        law.mu1(), law.mu2(), law.p1(), law.p2(), fast.counts.steps, fast.counts.gmres_solves,
+        fast.counts.gmres_iterations, fast.counts.gmres_failures, fast.counts.single_precision_lus,
+        fast.counts.refinement_steps);
   }
 }
 
