@@ -69,8 +69,8 @@ bool solve_step_system(const CondensedContactProblem& problem,
   return solved;
 }
 
-/// The `count` columns of n values from `x` <- M^-1 times them, for the
-/// kept LU M of size n, as it is (single or double precision): GMRES's
+/// The `count` columns of M's size from `x` <- M^-1 times them, for the
+/// kept LU M as it is (single or double precision): GMRES's
 /// preconditioner, which the flexible GMRES does not need exact.
 void solve_with_kept_lu(ContactWorkspace& workspace, double* x, int count) {
   workspace.newton_lu.apply_lu(x, count);
@@ -681,8 +681,9 @@ void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
 }
 
 /// The step's system A x = b (b in n.rhs) solved by flexible GMRES
-/// preconditioned on the right by the kept LU M, bordered for the nodes whose state changed
-/// (n.border, apply_bordered_kept_lu; M itself when none did). Within a
+/// preconditioned on the right by the kept LU M, bordered for the nodes
+/// whose state changed (n.border, apply_bordered_kept_lu; M itself when
+/// none did). Within a
 /// Newton solve the slip directions move little from one step to the next,
 /// so A P^-1 is close to the identity and a few
 /// iterations of O(m n) replace an LU of O(n^3). True (x in n.rhs) when
