@@ -94,10 +94,10 @@ struct ContactWorkspace {
   } options;
   /// Dense Newton steps since construction: all, those solved for dr, the
   /// fresh LUs (of which `single_precision_lus` were made in single
-  /// precision, their solves refined in double in `refinement_steps` in
-  /// all, and `single_precision_fallbacks` fell back to a double LU), those
-  /// that reused a
-  /// factorization, those solved by GMRES on a kept one (of which
+  /// precision, their converged solves refined in `refinement_steps` in
+  /// all, and `single_precision_fallbacks` ended as double LUs, at the
+  /// factorization or at a solve whose refinement failed), those that
+  /// reused a factorization, those solved by GMRES on a kept one (of which
   /// `bordered_solves` with nodes whose state changed), GMRES's iterations,
   /// and its attempts that fell back to a fresh LU.
   struct Counts {
