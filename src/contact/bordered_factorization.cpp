@@ -14,10 +14,11 @@ constexpr double smallest_reciprocal_condition = 1e-13;
 
 }  // namespace
 
-void BorderedFactorization::hold_removed_at_zero(Eigen::Ref<Eigen::MatrixXd> x) const {
+void BorderedFactorization::hold_removed_at_zero(Eigen::Ref<Eigen::MatrixXd> x) {
   if (removed_.empty() || x.cols() == 0) return;
-  const Eigen::MatrixXd lambda = -t_.solve(x(removed_, Eigen::all));
-  x.noalias() += z_ * lambda;
+  removed_values_ = -x(removed_, Eigen::all);
+  lambda_ = t_.solve(removed_values_);
+  x.noalias() += z_ * lambda_;
   x(removed_, Eigen::all).setZero();  // zero up to round-off: exactly, as a solve returns
 }
 
@@ -45,8 +46,8 @@ bool BorderedFactorization::set_up(const SolveWithM& solve_with_m, int n, std::v
     sigma_.compute(a_dd - a_dc_ * y_);
     if (!(sigma_.rcond() > smallest_reciprocal_condition) || !y_.allFinite()) return false;
   }
-  removed_values_.resize(p_r);
-  lambda_.resize(p_r);
+  removed_values_.resize(p_r, 1);
+  lambda_.resize(p_r, 1);
   border_.resize(p_d);
   return true;
 }
@@ -55,12 +56,7 @@ void BorderedFactorization::solve(const SolveWithM& solve_with_m, Eigen::Ref<Eig
                                   Eigen::Ref<Eigen::VectorXd> d) {
   c(removed_).setZero();
   solve_with_m(c.data(), 1);
-  if (!removed_.empty()) {
-    removed_values_ = -c(removed_);
-    lambda_ = t_.solve(removed_values_);
-    c.noalias() += z_ * lambda_;
-    c(removed_).setZero();
-  }
+  hold_removed_at_zero(c);
   if (d.size() == 0) return;
   d.noalias() -= a_dc_ * c;
   border_ = sigma_.solve(d);

@@ -52,8 +52,10 @@ class BorderedFactorization {
 
  private:
   /// X <- X + Z lambda with lambda = -T^-1 X_R: M^-1 of right-hand sides
-  /// that are zero in R become M_CC^-1 of their C rows (R rows zero).
-  void hold_removed_at_zero(Eigen::Ref<Eigen::MatrixXd> x) const;
+  /// that are zero in R become M_CC^-1 of their C rows (R rows zero). The
+  /// set-up's columns and each solve's one vector; no allocation once a
+  /// solve's scratch is sized.
+  void hold_removed_at_zero(Eigen::Ref<Eigen::MatrixXd> x);
 
   int n_ = 0;
   std::vector<int> removed_;
@@ -62,7 +64,8 @@ class BorderedFactorization {
   Eigen::MatrixXd a_dc_;  // with zero columns in R
   Eigen::MatrixXd y_;     // M_CC^-1 A_CD, zero rows in R
   Eigen::PartialPivLU<Eigen::MatrixXd> sigma_;
-  Eigen::VectorXd removed_values_, lambda_, border_;  // a solve's scratch
+  Eigen::MatrixXd removed_values_, lambda_;  // hold_removed_at_zero's scratch
+  Eigen::VectorXd border_;                   // a solve's scratch
 };
 
 }  // namespace bipo

@@ -65,15 +65,19 @@ bool DenseLu::factorize_in_double() {
 bool DenseLu::factorize(bool single_precision) {
   const auto n = static_cast<std::size_t>(n_);
   pivots_.resize(n);
-  if (!single_precision || !fits_single_precision(matrix_.data(), n * n))
-    return factorize_in_double();
+  if (!single_precision) return factorize_in_double();
   if (single_lu_.size() < n * n) single_lu_.resize(n * n);
-  // |A|_inf, and A rounded, in one pass over A.
+  // A rounded and |A|_inf in one pass over A; a value beyond single
+  // precision's range (or not a number) is not rounded: a double LU
+  // (dsgesv's overflow test).
+  const double largest_single = std::numeric_limits<float>::max();
   residual_.assign(n, 0.0);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t i = 0; i < n; ++i) {
       const double a_ij = matrix_[j * n + i];
-      residual_[i] += std::abs(a_ij);
+      const double magnitude = std::abs(a_ij);
+      if (!(magnitude <= largest_single)) return factorize_in_double();
+      residual_[i] += magnitude;
       single_lu_[j * n + i] = static_cast<float>(a_ij);
     }
   a_norm_ = largest_magnitude(residual_.data(), n_);
