@@ -91,6 +91,12 @@ struct ContactWorkspace {
     /// Factorize the Newton system in single precision, its solves refined
     /// in double to a double LU's residual (DenseLu).
     bool mixed_precision_lu = true;
+    /// The scaled residual (and certificate and penetration) at which the
+    /// continuation (solve_by_continuation) ends a stage before the last;
+    /// the last ends at the law tolerance. At the law tolerance every stage
+    /// is solved, which follows the branch of solutions from the
+    /// associated law more closely where an increment has several.
+    double continuation_stage_tolerance = 1e-3;
   } options;
   /// Dense Newton steps since construction: all, those solved for dr, the
   /// fresh LUs (of which `single_precision_lus` were made in single
@@ -175,7 +181,9 @@ ContactSolveReport solve_gauss_seidel(
 /// Continuation in the sliding coefficients from the associated law to the
 /// problem's laws, a semi-smooth Newton solve per stage on a copy of the
 /// problem with the stage's laws. `r` is the starting point of the first
-/// stage; it is changed only when the last stage converges.
+/// stage; it is changed only when the last stage converges, to
+/// `law_tolerance`; the stages before it end at the looser of that and
+/// `workspace.options.continuation_stage_tolerance`.
 ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem, Eigen::VectorXd& r,
                                          double law_tolerance, int max_iterations,
                                          ContactWorkspace& workspace);

@@ -44,9 +44,10 @@ TEST(ContactContinuation, FinestCaseCPassesItsFirstUnloadingStep) {
   for (std::size_t i = 0; i < h.rows(); ++i)
     EXPECT_LE(h["scaled_certificate"][i], 1e-8) << "step " << i + 1;  // 100 x law_tolerance
   // The unloading step needs more than a Newton pass from the start (it
-  // stalls after about 20 steps): the continuation's stages follow (about
-  // 20 steps more), and no Gauss-Seidel sweep is needed.
-  EXPECT_GT(h["newton_iterations"][5], 30.0);
+  // stalls after 16 steps): the continuation's stages follow (13 steps
+  // more, 16 when the stages before the last were solved to the law
+  // tolerance), and no Gauss-Seidel sweep is needed.
+  EXPECT_GT(h["newton_iterations"][5], 20.0);
   EXPECT_EQ(h["sweeps"][5], 0.0);
   fs::remove_all(dir);
 }

@@ -181,6 +181,32 @@ TEST(CondensedContactContinuation, ReachesTheNonAssociatedLawFromTheAssociatedOn
   EXPECT_EQ(contact.planes()[0].law.p2(), law.p2());
 }
 
+TEST(CondensedContactContinuation, OnlyTheLastStageIsSolvedToTheLawTolerance) {
+  // Stages before the last end at the stage tolerance, the last one at the
+  // law tolerance whatever the stages' is: with stages that stop where they
+  // start (tolerance 1) the end point still satisfies the target law.
+  const FrictionLaw law = law_case(2).law;
+  const NodeToPlaneContact contact = make_contact(law);
+  const Eigen::VectorXd q = free_motion();
+  const CondensedContactProblem problem = contact.problem(q);
+  std::vector<int> steps;
+  for (const double stage_tolerance :
+       {1e-12, ContactWorkspace().options.continuation_stage_tolerance, 1.0}) {
+    SCOPED_TRACE(stage_tolerance);
+    Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * kNodes);
+    ContactWorkspace workspace;
+    workspace.options.continuation_stage_tolerance = stage_tolerance;
+    const ContactSolveReport report = solve_by_continuation(problem, r, 1e-12, 500, workspace);
+    ASSERT_TRUE(report.converged) << "scaled certificate " << report.scaled_certificate;
+    EXPECT_LE(report.scaled_residual, 1e-12);
+    expect_law_holds(contact, law, q, r);
+    steps.push_back(report.newton_iterations);
+  }
+  // The associated stage (t = 0) is one before the last: stopped at the
+  // default (1e-3) it takes fewer steps than solved to 1e-12.
+  EXPECT_LT(steps[1], steps[0]);
+}
+
 TEST(CondensedContactCascade, SolvesEveryKindOfLaw) {
   for (int index = 0; index < 3; ++index) {
     const LawCase& c = law_case(index);

@@ -486,6 +486,13 @@ TEST(ContactSolver, SlidingFlatSolvedByGmresOnTheKeptFactorizationGivesThePlainA
   for (const FrictionLaw& law : {FrictionLaw::orthotropic(0.3, 0.3, 0.3, 0.3),
                                  FrictionLaw::orthotropic(0.2, 0.1, 0.2 / 6.0, 0.4 / 3.0)}) {
     ContactWorkspace plain = plain_step_workspace(), fast;
+    // The non-associated law's sliding increments have several solutions;
+    // the continuation's stages solved to the law tolerance follow one
+    // branch from the associated law whatever the step's linear solver.
+    // Stopped at 1e-3 (the default), their rest differs between the plain
+    // and the fast steps, and the two ended on solutions 0.2 % apart, both
+    // certified: the comparison is of the steps, with the stages solved.
+    plain.options.continuation_stage_tolerance = fast.options.continuation_stage_tolerance = 1e-10;
     const auto expected = solve_indenter_sequence(analysis.contact(), law, flat, 0.002, plain);
     const auto answers = solve_indenter_sequence(analysis.contact(), law, flat, 0.002, fast);
     expect_plain_answers(expected, answers, law);
