@@ -325,11 +325,11 @@ ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem,
   // problem takes 5-9 steps and the law itself 5-10 more from there.
   // A stage before the last (t < 1) only gives the next one its start, so
   // it stops at the options' continuation_stage_tolerance (inexact path
-  // following): its rest is
-  // below the next stage's change of law (about 1e-2 in scaled residual on
-  // the punch), and Newton on the intermediate laws of case C at N = 24
-  // stalled near 1e-5, which failed the stage and halved the step in t
-  // (docs/performance.md, "Intermediate stages of the continuation").
+  // following): its rest is below the next stage's change of law (about
+  // 1e-2 in scaled residual on the punch), and Newton on the intermediate
+  // laws of case C at N = 24 stalled near 1e-5, which failed the stage and
+  // halved the step in t (docs/performance.md, "Intermediate stages of the
+  // continuation").
   constexpr double min_step = 1.0 / 1024.0;
   constexpr int first_stage_limit = 60;
   constexpr int stage_limit = 12;

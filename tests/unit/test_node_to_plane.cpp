@@ -183,8 +183,9 @@ TEST(CondensedContactContinuation, ReachesTheNonAssociatedLawFromTheAssociatedOn
 
 TEST(CondensedContactContinuation, OnlyTheLastStageIsSolvedToTheLawTolerance) {
   // Stages before the last end at the stage tolerance, the last one at the
-  // law tolerance whatever the stages' is: with stages that stop where they
-  // start (tolerance 1) the end point still satisfies the target law.
+  // law tolerance whatever the stages' is: with a stage tolerance of 1
+  // (stages of few Newton steps or none) the end point still satisfies the
+  // target law.
   const FrictionLaw law = law_case(2).law;
   const NodeToPlaneContact contact = make_contact(law);
   const Eigen::VectorXd q = free_motion();
