@@ -330,16 +330,6 @@ ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem,
   // laws of case C at N = 24 stalled near 1e-5, which failed the stage and
   // halved the step in t (docs/performance.md, "Intermediate stages of the
   // continuation").
-  // A step in t that failed is not tried at that length again: after a
-  // failure of a step d the step grows back to d / 4 at most. Without the
-  // cap, each success after a halving doubled the step straight back to
-  // t = 1 and failed there again: case C at N = 24, the unloading to 0.9,
-  // tried the case's law from t = 0, 1/2, 3/4, ..., 31/32, 9 to 12 Newton
-  // steps and a failure each, before it converged from 63/64; with the cap
-  // every other of those tries is skipped (99 -> 65 Newton steps; the whole
-  // run 424 -> 381; docs/performance.md, "Intermediate stages of the
-  // continuation").
-  constexpr double growth_cap_after_failure = 0.25;
   constexpr double min_step = 1.0 / 1024.0;
   constexpr int first_stage_limit = 60;
   constexpr int stage_limit = 12;
@@ -358,7 +348,7 @@ ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem,
     }
   };
   Eigen::VectorXd r_stage = r;
-  double t = 0.0, step = 1.0, largest_step = 1.0;
+  double t = 0.0, step = 1.0;
   bool first = true;
   while (report.newton_iterations < max_iterations) {
     const double t_next = first ? 0.0 : std::min(1.0, t + step);
@@ -379,13 +369,12 @@ ContactSolveReport solve_by_continuation(const CondensedContactProblem& problem,
         r = r_stage;
         return report;
       }
-      if (!first) step = std::min(2.0 * step, largest_step);
+      if (!first) step *= 2.0;
       t = t_next;
       step = std::min(step, 1.0 - t);
       first = false;
     } else {
       if (first || step <= min_step) break;  // the associated problem or a tiny step failed
-      largest_step = growth_cap_after_failure * (t_next - t);
       step = 0.5 * (t_next - t);
     }
   }
