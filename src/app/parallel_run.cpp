@@ -1,6 +1,5 @@
 #include "app/parallel_run.hpp"
 
-#include <omp.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "core/errors.hpp"
 #include "parallel/parallel_runtime.hpp"
 #include "solver/analysis.hpp"
+#include "solver/blas_threads.hpp"
 
 namespace bipo {
 
@@ -60,7 +60,8 @@ ParallelSession::ParallelSession() {
   start_parallel_runtime();
   // OpenMP's threads (the assembly) are set here, once; the BLAS's per case
   // (app/run.cpp), from the same budget.
-  if (const std::optional<int> threads = threads_per_rank()) omp_set_num_threads(*threads);
+  if (const std::optional<int> threads = threads_per_rank())
+    set_openmp_threads_of_this_thread(*threads);
 }
 
 ParallelSession::~ParallelSession() {

@@ -1,7 +1,5 @@
 #include "app/run.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -528,7 +526,7 @@ class CaseRun {
     // OpenMP's thread count is per thread (blas_threads.hpp): each worker's
     // own, as the BLAS's for the process.
     if (const std::optional<int> threads = threads_per_case_at_once(jobs_))
-      omp_set_num_threads(*threads);
+      set_openmp_threads_of_this_thread(*threads);
     for (std::size_t i = group.next++; i < group.end; i = group.next++) {
       const std::string prefix =
           cases_.size() > 1 ? case_label(cases_[i], cases_[i].source.string()) + ": " : "";

@@ -33,6 +33,22 @@ std::optional<int> blas_threads_for(std::optional<int> requested, int n_free) {
   return std::nullopt;
 }
 
+void set_openmp_threads_of_this_thread(int count) {
+  // The levels in effect before the first call (the environment's
+  // OMP_MAX_ACTIVE_LEVELS or the library's default), put back for a count
+  // above 1.
+  static const int default_active_levels = omp_get_max_active_levels();
+  omp_set_num_threads(count);
+  // A region with its own num_threads clause ignores omp_set_num_threads:
+  // CHOLMOD's supernodal factorization asks for a fixed 4 threads
+  // (CHOLMOD_OMP_NUM_THREADS, compiled into Debian's library) for every
+  // large enough supernode, and on a small mesh waking them costs more than
+  // they give (docs/performance.md, "CHOLMOD's threads on small
+  // problems"). With no active level allowed, every region this thread
+  // starts is inactive: one thread, whatever the clause asks.
+  omp_set_max_active_levels(count == 1 ? 0 : default_active_levels);
+}
+
 std::string apply_blas_threads(std::optional<int> threads) {
   // The counts in effect before the first call: the library's defaults (or
   // the environment's), which nullopt puts back, so that a large case run
@@ -42,7 +58,7 @@ std::string apply_blas_threads(std::optional<int> threads) {
   const int count = threads.value_or(default_omp_threads);
   // Per calling thread: the thread that runs the analysis. Eigen asks
   // omp_get_max_threads() how many threads its products may use.
-  omp_set_num_threads(count);
+  set_openmp_threads_of_this_thread(count);
   const auto set = openblas_function<SetThreads>("openblas_set_num_threads");
   if (!threads) {
     if (set && default_blas_threads > 0) set(default_blas_threads);

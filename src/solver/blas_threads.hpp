@@ -6,8 +6,10 @@
 // OpenMP's idle threads (Eigen's products, the stresses' loop) spin too:
 // after each parallel region a worker keeps a core busy for milliseconds,
 // which an increment of a small case does not outlast, so the same count
-// goes to OpenMP. The BLAS setting goes through OpenBLAS's own call, looked
-// up at run time, so another BLAS is left untouched.
+// goes to OpenMP, and a count of 1 also holds the regions whose num_threads
+// clause asks for more (CHOLMOD's factorization). The BLAS setting goes
+// through OpenBLAS's own call, looked up at run time, so another BLAS is
+// left untouched.
 #pragma once
 
 #include <optional>
@@ -31,6 +33,13 @@ inline constexpr int small_problem_unknowns = 20000;
 /// (the library's defaults, or the environment's): a count set for one case
 /// does not stay for the next.
 std::string apply_blas_threads(std::optional<int> threads);
+
+/// Sets the threads of the OpenMP parallel regions that the calling thread
+/// starts from now on: `count` (omp_set_num_threads), and for a count of 1
+/// also the regions whose num_threads clause asks for more (CHOLMOD's
+/// factorization), by allowing no active level; a count above 1 puts back
+/// the active levels in effect before the first call.
+void set_openmp_threads_of_this_thread(int count);
 
 /// OpenBLAS's current thread count, or 0 if the BLAS is not OpenBLAS.
 [[nodiscard]] int openblas_threads();

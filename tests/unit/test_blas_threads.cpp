@@ -85,4 +85,28 @@ TEST(BlasThreads, AppliedCountReachesOpenMpOnTheCallingThread) {
   EXPECT_EQ(omp_get_max_threads(), before);
 }
 
+// A region whose num_threads clause asks for more threads (CHOLMOD's
+// supernodal factorization asks for 4, compiled in) gets one thread after a
+// count of 1, and what it asks for again after a larger count.
+TEST(BlasThreads, CountOfOneAlsoHoldsRegionsThatAskForTheirOwnThreads) {
+  const int before = omp_get_max_threads();
+  const auto team_asking_for_four = [] {
+    int team = 0;
+#pragma omp parallel num_threads(4)
+    {
+#pragma omp single
+      team = omp_get_num_threads();
+    }
+    return team;
+  };
+  const int unlimited = team_asking_for_four();
+  if (unlimited == 1) GTEST_SKIP() << "OpenMP gives this process one thread (OMP_THREAD_LIMIT?)";
+  (void)bipo::apply_blas_threads(1);
+  EXPECT_EQ(team_asking_for_four(), 1);
+  (void)bipo::apply_blas_threads(2);
+  EXPECT_EQ(team_asking_for_four(), unlimited);
+  (void)bipo::apply_blas_threads(before);
+  EXPECT_EQ(team_asking_for_four(), unlimited);
+}
+
 }  // namespace
