@@ -17,6 +17,9 @@ void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* inf
              std::size_t uplo_len);
 void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len);
+void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda,
+            const double* x, const int* incx, const double* beta, double* y, const int* incy,
+            std::size_t uplo_len);
 }
 
 namespace bipo {
@@ -38,10 +41,32 @@ bool invert_spd(const Eigen::MatrixXd& a, Eigen::MatrixXd& inverse) {
   return true;
 }
 
+/// Whether every diagonal 3 x 3 block is symmetric bit for bit: a check of
+/// from_matrices' contract that costs O(m), where the whole would cost a
+/// pass over the matrix.
+bool diagonal_blocks_symmetric(const Eigen::MatrixXd& a) {
+  for (Eigen::Index k = 0; k + 3 <= a.rows(); k += 3) {
+    const Eigen::Matrix3d block = a.block<3, 3>(k, k);
+    if (block != block.transpose()) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+void add_symmetric_product(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::VectorXd>& x,
+                           Eigen::Ref<Eigen::VectorXd> y) {
+  const int n = static_cast<int>(a.rows());
+  if (n == 0) return;
+  const char lower = 'L';
+  const double one = 1.0;
+  const int x_step = static_cast<int>(x.innerStride()), y_step = static_cast<int>(y.innerStride());
+  dsymv_(&lower, &n, &one, a.data(), &n, x.data(), &x_step, &one, y.data(), &y_step, 1);
+}
 
 std::shared_ptr<const CondensedOperators> CondensedOperators::from_stiffness(Eigen::MatrixXd s) {
   std::shared_ptr<CondensedOperators> operators(new CondensedOperators());
+  s.triangularView<Eigen::StrictlyUpper>() = s.transpose();
   operators->s_ = std::move(s);
   if (!invert_spd(operators->s_, operators->w_))
     throw NumericalError("the condensed stiffness of the contact nodes is not positive definite");
@@ -52,6 +77,8 @@ std::shared_ptr<const CondensedOperators> CondensedOperators::from_matrices(Eige
                                                                             Eigen::MatrixXd w) {
   if (s.rows() != s.cols() || w.rows() != s.rows() || w.cols() != s.cols())
     throw std::invalid_argument("CondensedOperators::from_matrices: S and W of different sizes");
+  if (!diagonal_blocks_symmetric(s) || !diagonal_blocks_symmetric(w))
+    throw std::invalid_argument("CondensedOperators::from_matrices: S or W is not symmetric");
   std::shared_ptr<CondensedOperators> operators(new CondensedOperators());
   operators->s_ = std::move(s);
   operators->w_ = std::move(w);

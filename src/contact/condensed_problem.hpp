@@ -103,22 +103,32 @@ class SparseNewtonStep {
   [[nodiscard]] virtual Work work() const = 0;
 };
 
-/// W and S = W^-1 of a set of contact nodes as dense matrices. Immutable;
-/// shared.
+/// y += A x for a symmetric A held whole, by the BLAS's dsymv on its lower
+/// triangle: half the memory traffic of the whole product, in the BLAS's
+/// own vector kernels (chosen for the processor at run time).
+void add_symmetric_product(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::VectorXd>& x,
+                           Eigen::Ref<Eigen::VectorXd> y);
+
+/// W and S = W^-1 of a set of contact nodes as dense matrices, each exactly
+/// symmetric (its upper triangle the transpose of its lower one, bit for
+/// bit), so that a product may read one triangle only. Immutable; shared.
 class CondensedOperators final : public DelassusOperator {
  public:
   /// From the condensed stiffness S (as a direct solver's factorization
-  /// provides it): W = S^-1 by Cholesky. Throws NumericalError if S is not
+  /// provides it; its lower triangle is taken, the upper one made its
+  /// transpose): W = S^-1 by Cholesky. Throws NumericalError if S is not
   /// positive definite.
   static std::shared_ptr<const CondensedOperators> from_stiffness(Eigen::MatrixXd s);
   /// From S and W = S^-1 both (as a direct solver's factorization gives
-  /// them, in the same frames); the caller vouches that W is S's inverse.
+  /// them, in the same frames); the caller vouches that W is S's inverse
+  /// and that both are exactly symmetric (throws std::invalid_argument
+  /// where a diagonal block is not: a cheap check of the contract).
   static std::shared_ptr<const CondensedOperators> from_matrices(Eigen::MatrixXd s,
                                                                  Eigen::MatrixXd w);
 
   [[nodiscard]] int size() const override { return static_cast<int>(w_.rows()); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override {
-    v.noalias() += w_ * r;
+    add_symmetric_product(w_, r, v);
   }
   /// W, the Delassus operator.
   [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }

@@ -432,6 +432,7 @@ struct NewtonState {
         gmres_w(3 * m),
         system_forces(3 * m),
         gmres_old(3 * m),
+        scattered(3 * m),
         s_times_basis(3 * m, 3) {
     unknowns.reserve(static_cast<std::size_t>(m));
     active.reserve(static_cast<std::size_t>(m));
@@ -446,6 +447,9 @@ struct NewtonState {
   // GMRES on a kept LU (gmres_on_kept_factorization): A z_j (at most 3m
   // long), S N x (3m) and a vector of the kept LU's unknowns.
   Eigen::VectorXd gmres_w, system_forces, gmres_old;
+  // A motion of the unknowns' nodes spread over all nodes (zero elsewhere),
+  // for a product with the whole of S (add_stiffness_columns).
+  Eigen::VectorXd scattered;
   // GMRES's basis V and its preconditioned vectors Z = P^-1 V (flexible
   // GMRES: the solution is Z y, so P, a single-precision LU, need not be
   // applied exactly or twice the same way); made on first use.
@@ -455,6 +459,32 @@ struct NewtonState {
   std::array<std::vector<int>, 4> border_lists;  // a step's C, R and D (set_up_kept_lu_border)
   double slip_shift = 0.0;  // regularize_non_associated_slip's, 0 where it shifted no row
 };
+
+/// Whether a product with the columns of `nodes` of the m nodes' S is
+/// cheaper as the whole symmetric product (add_symmetric_product reads one
+/// triangle, half of S, in the BLAS's kernels) than column by column: from
+/// a quarter of the nodes on, the rule of add_delassus_product.
+bool whole_product_pays(int nodes, int m) {
+  return 4 * nodes > m;
+}
+
+/// forces += S x for x given at the unknowns' nodes (x_j = N_j theta_j):
+/// scattered into n.scattered and multiplied by the whole of S where that
+/// pays, else column by column.
+template <typename NodeMotion>
+void add_stiffness_columns(const Eigen::MatrixXd& s, NewtonState& n, NodeMotion motion_of,
+                           Eigen::Ref<Eigen::VectorXd> forces) {
+  const int m = static_cast<int>(n.states.size());
+  if (whole_product_pays(static_cast<int>(n.unknowns.size()), m)) {
+    n.scattered.setZero();
+    for (const NewtonNodeUnknowns& node : n.unknowns)
+      n.scattered.segment<3>(3 * node.node) = motion_of(node);
+    add_symmetric_product(s, n.scattered, forces);
+    return;
+  }
+  for (const NewtonNodeUnknowns& node : n.unknowns)
+    forces.noalias() += s.middleCols<3>(3 * node.node) * motion_of(node);
+}
 
 /// The first part of a Newton step: stick nodes get dv_i from their own
 /// equation; slip nodes the part dv0_i fixed by their own equation
@@ -487,6 +517,12 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
     }
     n.dv.segment<3>(3 * i) = dv0;
     n_system += node.size;
+  }
+  int moving = 0;
+  for (int j = 0; j < m; ++j) moving += n.dv.segment<3>(3 * j).isZero(0.0) ? 0 : 1;
+  if (whole_product_pays(moving, m)) {
+    add_symmetric_product(s, n.dv, n.dr);
+    return n_system;
   }
   for (int j = 0; j < m; ++j)
     if (!n.dv.segment<3>(3 * j).isZero(0.0))
@@ -681,9 +717,12 @@ void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
                        const Eigen::Ref<const Eigen::VectorXd>& x,
                        Eigen::Ref<Eigen::VectorXd> out) {
   n.system_forces.setZero();
-  for (const NewtonNodeUnknowns& node : n.unknowns)
-    n.system_forces.noalias() +=
-        s.middleCols<3>(3 * node.node) * (node.basis * x.segment(node.offset, node.size));
+  add_stiffness_columns(
+      s, n,
+      [&x](const NewtonNodeUnknowns& node) -> Eigen::Vector3d {
+        return node.basis * x.segment(node.offset, node.size);
+      },
+      n.system_forces);
   for (const NewtonNodeUnknowns& node : n.unknowns)
     out.segment(node.offset, node.size) = node.g * n.system_forces.segment<3>(3 * node.node) +
                                           node.h * (node.basis * x.segment(node.offset, node.size));
@@ -810,12 +849,12 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
       }
     }
   }
-  for (const NewtonNodeUnknowns& node : n.unknowns) {
-    const int j = node.node;
-    const Eigen::Vector3d delta = node.basis * rhs.segment(node.offset, node.size);
-    n.dv.segment<3>(3 * j) += delta;
-    n.dr.noalias() += s.middleCols<3>(3 * j) * delta;
-  }
+  const auto delta_of = [&rhs](const NewtonNodeUnknowns& node) -> Eigen::Vector3d {
+    return node.basis * rhs.segment(node.offset, node.size);
+  };
+  for (const NewtonNodeUnknowns& node : n.unknowns)
+    n.dv.segment<3>(3 * node.node) += delta_of(node);
+  add_stiffness_columns(s, n, delta_of, n.dr);
   return true;
 }
 
@@ -989,9 +1028,11 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
   //
   // The dense products with S and W are the costly part besides the LU, so a
   // step multiplies by each column of S once (the stick columns before the
-  // solve, the unknown ones after it), and trial points move v along dv
-  // instead of recomputing q + W r. Before convergence is declared, v is
-  // recomputed as q + W r, so the test is always on consistent (v, r).
+  // solve, the unknown ones after it; each part by the whole symmetric
+  // product, one triangle read, where a quarter of the nodes take part:
+  // whole_product_pays), and trial points move v along dv instead of
+  // recomputing q + W r. Before convergence is declared, v is recomputed as
+  // q + W r, so the test is always on consistent (v, r).
   //
   // Without dense operators (a sparse DelassusOperator) the step's linear
   // system is solved by the operator's SparseNewtonStep, on the sparse

@@ -601,13 +601,19 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
   // (W = S^-1 in either frame: the frames are orthonormal). In place, block
   // by block: a second (3m)^2 matrix here was the run's peak of memory
   // (docs/performance.md, "The automatic choice of the contact path").
+  // The blocks on and below the diagonal are rotated and the ones above
+  // made their transposes, so that both matrices stay exactly symmetric
+  // (CondensedOperators' products read one triangle): rotating both
+  // halves rounds them differently.
   if (m > 0) report_setup_phase("rotating the condensed stiffness and the Delassus operator W");
   for (Eigen::MatrixXd* matrix : {&s, &w})
     for (int j = 0; j < m; ++j)
-      for (int i = 0; i < m; ++i) {
+      for (int i = j; i < m; ++i) {
         const Eigen::Matrix3d block = matrix->block<3, 3>(3 * i, 3 * j);
-        matrix->block<3, 3>(3 * i, 3 * j) =
-            block_to_local(contact_->frame(i), block, contact_->frame(j));
+        Eigen::Matrix3d local = block_to_local(contact_->frame(i), block, contact_->frame(j));
+        if (i == j) local.triangularView<Eigen::StrictlyUpper>() = local.transpose();
+        matrix->block<3, 3>(3 * i, 3 * j) = local;
+        if (i != j) matrix->block<3, 3>(3 * j, 3 * i) = local.transpose();
       }
   contact_->set_condensed_operators(CondensedOperators::from_matrices(std::move(s), std::move(w)),
                                     rho_override);

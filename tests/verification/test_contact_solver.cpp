@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "contact/solvers.hpp"
@@ -331,6 +332,37 @@ TEST(ContactSolver, QuarterPunchWithSymmetryConditionsIsTheWholePunchRestricted)
                   1e-10 * a.contact_normal_force);
       EXPECT_NEAR(4.0 * b.dissipation, a.dissipation, 1e-9 * a.dissipation + 1e-300);
     }
+  }
+}
+
+// The dense operators' products read one triangle of S and W (contact/
+// condensed_problem.hpp): the set-up must leave both exactly symmetric in
+// the nodes' local frames, whole and on the quarter (held components), and
+// still each other's inverse. (Rotating each block of a symmetric matrix on
+// its own left it symmetric to round-off only.)
+TEST(ContactSolver, DenseOperatorsAreExactlySymmetricInTheLocalFrames) {
+  CylinderParams quarter_params = small_cylinder(4, 4, 2);
+  quarter_params.sector = CylinderParams::Sector::quarter;
+  const Mesh whole = generate_cylinder(small_cylinder(4, 4, 2));
+  const Mesh quarter = generate_cylinder(quarter_params);
+  const FrictionParams law{0.3, 0.15, 0.05, 0.2};
+  Case whole_case = punch_case(0.0, 1);
+  whole_case.contacts[0].friction = law;
+  // t1 at 30 degrees from x: frames whose rotation of a block rounds.
+  whole_case.contacts[0].direction = Eigen::Vector3d(std::sqrt(3.0) / 2.0, 0.5, 0.0);
+  for (const auto& [c, mesh] :
+       {std::pair<Case, const Mesh*>{whole_case, &whole},
+        std::pair<Case, const Mesh*>{quarter_punch_case(law, 1), &quarter}}) {
+    const Analysis analysis(c, *mesh);
+    const CondensedOperators* dense = analysis.contact().condensed_operators()->dense();
+    ASSERT_NE(dense, nullptr);
+    const Eigen::MatrixXd& s = dense->stiffness();
+    const Eigen::MatrixXd& w = dense->delassus();
+    EXPECT_TRUE(s == s.transpose());
+    EXPECT_TRUE(w == w.transpose());
+    const Eigen::MatrixXd product = w * s;
+    EXPECT_LE((product - Eigen::MatrixXd::Identity(s.rows(), s.cols())).lpNorm<Eigen::Infinity>(),
+              1e-9);
   }
 }
 
