@@ -105,7 +105,8 @@ class SparseNewtonStep {
 
 /// y += A x for a symmetric A held whole, by the BLAS's dsymv on its lower
 /// triangle: half the memory traffic of the whole product, in the BLAS's
-/// own vector kernels (chosen for the processor at run time).
+/// own vector kernels (chosen for the processor at run time). x and y must
+/// not overlap.
 void add_symmetric_product(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::VectorXd>& x,
                            Eigen::Ref<Eigen::VectorXd> y);
 
