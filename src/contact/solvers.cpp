@@ -460,12 +460,30 @@ struct NewtonState {
   double slip_shift = 0.0;  // regularize_non_associated_slip's, 0 where it shifted no row
 };
 
-/// Whether a product with the columns of `nodes` of the m nodes' S is
+/// Whether a product with the columns of `nodes` of the m nodes' S or W is
 /// cheaper as the whole symmetric product (add_symmetric_product reads one
-/// triangle, half of S, in the BLAS's kernels) than column by column: from
-/// a quarter of the nodes on, the rule of add_delassus_product.
+/// triangle, half of the matrix, in the BLAS's kernels) than column by
+/// column: from a quarter of the nodes on.
 bool whole_product_pays(int nodes, int m) {
   return 4 * nodes > m;
+}
+
+/// y += A x for A = S or W and x nonzero at some nodes only: the whole
+/// product where that pays, else over the columns of the nodes where x is
+/// nonzero (a sphere's disc of contact among many candidates: most r_j = 0);
+/// the two differ by round-off only.
+void add_product_of_moving_nodes(const Eigen::MatrixXd& a, const Eigen::VectorXd& x,
+                                 Eigen::VectorXd& y) {
+  const auto m = static_cast<int>(x.size() / 3);
+  int moving = 0;
+  for (int j = 0; j < m; ++j) moving += x.segment<3>(3 * j).isZero(0.0) ? 0 : 1;
+  if (whole_product_pays(moving, m)) {
+    add_symmetric_product(a, x, y);
+    return;
+  }
+  for (int j = 0; j < m; ++j)
+    if (!x.segment<3>(3 * j).isZero(0.0))
+      y.noalias() += a.middleCols<3>(3 * j) * x.segment<3>(3 * j);
 }
 
 /// forces += S x for x given at the unknowns' nodes (x_j = N_j theta_j):
@@ -518,15 +536,7 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
     n.dv.segment<3>(3 * i) = dv0;
     n_system += node.size;
   }
-  int moving = 0;
-  for (int j = 0; j < m; ++j) moving += n.dv.segment<3>(3 * j).isZero(0.0) ? 0 : 1;
-  if (whole_product_pays(moving, m)) {
-    add_symmetric_product(s, n.dv, n.dr);
-    return n_system;
-  }
-  for (int j = 0; j < m; ++j)
-    if (!n.dv.segment<3>(3 * j).isZero(0.0))
-      n.dr.noalias() += s.middleCols<3>(3 * j) * n.dv.segment<3>(3 * j);
+  add_product_of_moving_nodes(s, n.dv, n.dr);
   return n_system;
 }
 
@@ -948,24 +958,6 @@ bool dense_step(const CondensedContactProblem& problem, double tolerance, Newton
          unknown_part_of_step(problem, dense.stiffness(), n_system, reuse, tolerance, n, workspace);
 }
 
-/// v += W r, over the columns of the nodes with a reaction when they are
-/// few (a sphere's disc of contact among many candidates: most r_j = 0), the
-/// whole product otherwise; the two differ by round-off only.
-void add_delassus_product(const CondensedOperators& operators, const Eigen::VectorXd& r,
-                          Eigen::VectorXd& v) {
-  const auto m = static_cast<int>(r.size() / 3);
-  int loaded = 0;
-  for (int j = 0; j < m; ++j) loaded += r.segment<3>(3 * j).isZero(0.0) ? 0 : 1;
-  if (4 * loaded > m) {
-    operators.add_product(r, v);
-    return;
-  }
-  const Eigen::MatrixXd& w = operators.delassus();
-  for (int j = 0; j < m; ++j)
-    if (!r.segment<3>(3 * j).isZero(0.0))
-      v.noalias() += w.middleCols<3>(3 * j) * r.segment<3>(3 * j);
-}
-
 /// Backtracking on |F| along (dr, dv): semi-smooth Newton is only locally
 /// convergent. Returns the step length accepted (the trial point is then in
 /// (trial_r, trial_v)), or 0 when none of 12 halvings decreases |F|.
@@ -1058,7 +1050,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     }
     n.v = q;
     if (dense)
-      add_delassus_product(*dense, r, n.v);
+      add_product_of_moving_nodes(dense->delassus(), r, n.v);
     else
       problem.operators->add_product(r, n.v);
   };
