@@ -17,71 +17,38 @@ void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* inf
              std::size_t uplo_len);
 void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len);
-void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda,
-            const double* x, const int* incx, const double* beta, double* y, const int* incy,
-            std::size_t uplo_len);
 }
 
 namespace bipo {
 
-namespace {
-
-/// The inverse of an SPD matrix by LAPACK's Cholesky; false if not SPD.
-bool invert_spd(const Eigen::MatrixXd& a, Eigen::MatrixXd& inverse) {
-  const int n = static_cast<int>(a.rows());
-  const char lower = 'L';
-  int info = 0;
-  inverse = a;
-  if (n == 0) return true;
-  dpotrf_(&lower, &n, inverse.data(), &n, &info, 1);
-  if (info != 0) return false;
-  dpotri_(&lower, &n, inverse.data(), &n, &info, 1);
-  if (info != 0) return false;
-  inverse.triangularView<Eigen::StrictlyUpper>() = inverse.transpose();
-  return true;
-}
-
-/// Whether every diagonal 3 x 3 block is symmetric bit for bit: a check of
-/// from_matrices' contract that costs O(m), where the whole would cost a
-/// pass over the matrix.
-bool diagonal_blocks_symmetric(const Eigen::MatrixXd& a) {
-  for (Eigen::Index k = 0; k + 3 <= a.rows(); k += 3) {
-    const Eigen::Matrix3d block = a.block<3, 3>(k, k);
-    if (block != block.transpose()) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-void add_symmetric_product(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::VectorXd>& x,
-                           Eigen::Ref<Eigen::VectorXd> y) {
-  const int n = static_cast<int>(a.rows());
-  if (n == 0) return;
-  const char lower = 'L';
-  const double one = 1.0;
-  const int x_step = static_cast<int>(x.innerStride()), y_step = static_cast<int>(y.innerStride());
-  dsymv_(&lower, &n, &one, a.data(), &n, x.data(), &x_step, &one, y.data(), &y_step, 1);
-}
-
-std::shared_ptr<const CondensedOperators> CondensedOperators::from_stiffness(Eigen::MatrixXd s) {
+std::shared_ptr<const CondensedOperators> CondensedOperators::from_stiffness(
+    const Eigen::MatrixXd& s) {
+  const int n = static_cast<int>(s.rows());
+  if (s.cols() != n) throw std::invalid_argument("CondensedOperators::from_stiffness: not square");
   std::shared_ptr<CondensedOperators> operators(new CondensedOperators());
-  s.triangularView<Eigen::StrictlyUpper>() = s.transpose();
-  operators->s_ = std::move(s);
-  if (!invert_spd(operators->s_, operators->w_))
+  CondensedMatrices& pair = operators->matrices_;
+  pair = CondensedMatrices(n);
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) pair.stiffness_lower(i, j) = s(i, j);
+  if (n == 0) return operators;
+  // W = S^-1 in place of W's triangle: S's lower triangle, transposed into
+  // the upper one, is factorized there (dpotrf) and inverted (dpotri).
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i <= j; ++i) pair.delassus_upper(i, j) = s(j, i);
+  const char upper = 'U';
+  const int lda = pair.leading_dimension();
+  int info = 0;
+  dpotrf_(&upper, &n, pair.data(), &lda, &info, 1);
+  if (info == 0) dpotri_(&upper, &n, pair.data(), &lda, &info, 1);
+  if (info != 0)
     throw NumericalError("the condensed stiffness of the contact nodes is not positive definite");
   return operators;
 }
 
-std::shared_ptr<const CondensedOperators> CondensedOperators::from_matrices(Eigen::MatrixXd s,
-                                                                            Eigen::MatrixXd w) {
-  if (s.rows() != s.cols() || w.rows() != s.rows() || w.cols() != s.cols())
-    throw std::invalid_argument("CondensedOperators::from_matrices: S and W of different sizes");
-  if (!diagonal_blocks_symmetric(s) || !diagonal_blocks_symmetric(w))
-    throw std::invalid_argument("CondensedOperators::from_matrices: S or W is not symmetric");
+std::shared_ptr<const CondensedOperators> CondensedOperators::from_matrices(
+    CondensedMatrices matrices) {
   std::shared_ptr<CondensedOperators> operators(new CondensedOperators());
-  operators->s_ = std::move(s);
-  operators->w_ = std::move(w);
+  operators->matrices_ = std::move(matrices);
   return operators;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "contact/condensed_matrices.hpp"
 #include "contact/law/friction_law.hpp"
 
 namespace bipo {
@@ -103,46 +104,34 @@ class SparseNewtonStep {
   [[nodiscard]] virtual Work work() const = 0;
 };
 
-/// y += A x for a symmetric A held whole, by the BLAS's dsymv on its lower
-/// triangle: half the memory traffic of the whole product, in the BLAS's
-/// own vector kernels (chosen for the processor at run time). x and y must
-/// not overlap.
-void add_symmetric_product(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::VectorXd>& x,
-                           Eigen::Ref<Eigen::VectorXd> y);
-
 /// W and S = W^-1 of a set of contact nodes as dense matrices, each exactly
-/// symmetric (its upper triangle the transpose of its lower one, bit for
-/// bit), so that a product may read one triangle only. Immutable; shared.
+/// symmetric, held together in one buffer (CondensedMatrices: half the
+/// memory of two whole matrices; each product reads its own triangle).
+/// Immutable; shared.
 class CondensedOperators final : public DelassusOperator {
  public:
   /// From the condensed stiffness S (as a direct solver's factorization
-  /// provides it; its lower triangle is taken, the upper one made its
-  /// transpose): W = S^-1 by Cholesky. Throws NumericalError if S is not
-  /// positive definite.
-  static std::shared_ptr<const CondensedOperators> from_stiffness(Eigen::MatrixXd s);
-  /// From S and W = S^-1 both (as a direct solver's factorization gives
-  /// them, in the same frames); the caller vouches that W is S's inverse
-  /// and that both are exactly symmetric (throws std::invalid_argument
-  /// where a diagonal block is not: a cheap check of the contract).
-  static std::shared_ptr<const CondensedOperators> from_matrices(Eigen::MatrixXd s,
-                                                                 Eigen::MatrixXd w);
+  /// provides it; its lower triangle is taken): W = S^-1 by Cholesky.
+  /// Throws NumericalError if S is not positive definite.
+  static std::shared_ptr<const CondensedOperators> from_stiffness(const Eigen::MatrixXd& s);
+  /// From S and W = S^-1 (as a direct solver's factorization gives them,
+  /// in the same frames); the caller vouches that W is S's inverse.
+  static std::shared_ptr<const CondensedOperators> from_matrices(CondensedMatrices matrices);
 
-  [[nodiscard]] int size() const override { return static_cast<int>(w_.rows()); }
+  [[nodiscard]] int size() const override { return matrices_.size(); }
   void add_product(const Eigen::VectorXd& r, Eigen::VectorXd& v) const override {
-    add_symmetric_product(w_, r, v);
+    matrices_.add_delassus_product(r, v);
   }
-  /// W, the Delassus operator.
-  [[nodiscard]] const Eigen::MatrixXd& delassus() const { return w_; }
-  /// S = W^-1, the condensed stiffness.
-  [[nodiscard]] const Eigen::MatrixXd& stiffness() const { return s_; }
+  /// S = W^-1, the condensed stiffness, and W, the Delassus operator.
+  [[nodiscard]] const CondensedMatrices& matrices() const { return matrices_; }
   [[nodiscard]] Eigen::Matrix3d diagonal_block(int i) const override {
-    return w_.block<3, 3>(3 * i, 3 * i);
+    return matrices_.delassus_block(i, i);
   }
   [[nodiscard]] const CondensedOperators* dense() const override { return this; }
 
  private:
   CondensedOperators() = default;
-  Eigen::MatrixXd w_, s_;
+  CondensedMatrices matrices_;
 };
 
 /// The contact problem of one increment: the operators, the free motion q

@@ -157,7 +157,7 @@ void NodeToPlaneContact::settle_reactions(const Eigen::VectorXd& q, Eigen::Vecto
   if (!dense && !motion) w_r = delassus_times(solved);
   const auto gap = [&](int i) {
     if (motion) return (*motion)(3 * i);
-    return q(3 * i) + (dense ? dense->delassus().col(3 * i).dot(solved) : w_r(3 * i));
+    return q(3 * i) + (dense ? dense->matrices().delassus_row_dot(3 * i, solved) : w_r(3 * i));
   };
   for (int i = 0; i < n_nodes(); ++i) {
     const double rn = solved(3 * i);

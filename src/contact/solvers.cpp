@@ -100,6 +100,9 @@ struct NewtonNodeUnknowns {
   Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1> rhs;    // -E F_i
 };
 
+/// A 3 x 3 block of S times a node's basis N (3 x 2 or 3 x 3).
+using NodeColumns = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, 3>;
+
 /// For a slip node the projection derivative P fixes the generator of the
 /// cone through proj_K(tau) (the cone is homogeneous), so B = I - P is
 /// singular: along its left null vector u the step's equation reads
@@ -195,7 +198,9 @@ void fixed_point_residual(const CondensedContactProblem& problem, const Eigen::V
 bool bonded_start(const CondensedContactProblem& problem, ContactWorkspace& workspace,
                   Eigen::VectorXd& r) {
   if (problem.dense()) {
-    r = -(problem.dense()->stiffness() * problem.q);
+    const Eigen::VectorXd minus_q = -problem.q;
+    r.setZero(problem.q.size());
+    problem.dense()->matrices().add_stiffness_product(minus_q, r);
   } else {
     const auto m = static_cast<std::size_t>(problem.n_nodes());
     const std::vector<ContactState> states(m, ContactState::stick);
@@ -432,8 +437,7 @@ struct NewtonState {
         gmres_w(3 * m),
         system_forces(3 * m),
         gmres_old(3 * m),
-        scattered(3 * m),
-        s_times_basis(3 * m, 3) {
+        scattered(3 * m) {
     unknowns.reserve(static_cast<std::size_t>(m));
     active.reserve(static_cast<std::size_t>(m));
   }
@@ -454,54 +458,64 @@ struct NewtonState {
   // GMRES: the solution is Z y, so P, a single-precision LU, need not be
   // applied exactly or twice the same way); made on first use.
   Eigen::MatrixXd krylov, preconditioned_krylov;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> s_times_basis;
   KeptLuBorder border;
   std::array<std::vector<int>, 4> border_lists;  // a step's C, R and D (set_up_kept_lu_border)
   double slip_shift = 0.0;  // regularize_non_associated_slip's, 0 where it shifted no row
 };
 
 /// Whether a product with the columns of `nodes` of the m nodes' S or W is
-/// cheaper as the whole symmetric product (add_symmetric_product reads one
-/// triangle, half of the matrix, in the BLAS's kernels) than column by
+/// cheaper as the whole symmetric product (CondensedMatrices' products read
+/// one triangle, half of the matrix, in the BLAS's kernels) than column by
 /// column: from a quarter of the nodes on.
 bool whole_product_pays(int nodes, int m) {
   return 4 * nodes > m;
 }
 
+/// Which of the two dense operators a product is with.
+enum class DenseOperator { stiffness, delassus };
+
 /// y += A x for A = S or W and x nonzero at some nodes only: the whole
 /// product where that pays, else over the columns of the nodes where x is
 /// nonzero (a sphere's disc of contact among many candidates: most r_j = 0);
 /// the two differ by round-off only.
-void add_product_of_moving_nodes(const Eigen::MatrixXd& a, const Eigen::VectorXd& x,
-                                 Eigen::VectorXd& y) {
+void add_product_of_moving_nodes(const CondensedMatrices& dense, DenseOperator a,
+                                 const Eigen::VectorXd& x, Eigen::VectorXd& y) {
   const auto m = static_cast<int>(x.size() / 3);
   int moving = 0;
   for (int j = 0; j < m; ++j) moving += x.segment<3>(3 * j).isZero(0.0) ? 0 : 1;
   if (whole_product_pays(moving, m)) {
-    add_symmetric_product(a, x, y);
+    if (a == DenseOperator::stiffness)
+      dense.add_stiffness_product(x, y);
+    else
+      dense.add_delassus_product(x, y);
     return;
   }
-  for (int j = 0; j < m; ++j)
-    if (!x.segment<3>(3 * j).isZero(0.0))
-      y.noalias() += a.middleCols<3>(3 * j) * x.segment<3>(3 * j);
+  for (int j = 0; j < m; ++j) {
+    const Eigen::Vector3d x_j = x.segment<3>(3 * j);
+    if (x_j.isZero(0.0)) continue;
+    if (a == DenseOperator::stiffness)
+      dense.add_stiffness_columns(j, x_j, y);
+    else
+      dense.add_delassus_columns(j, x_j, y);
+  }
 }
 
 /// forces += S x for x given at the unknowns' nodes (x_j = N_j theta_j):
 /// scattered into n.scattered and multiplied by the whole of S where that
 /// pays, else column by column.
 template <typename NodeMotion>
-void add_stiffness_columns(const Eigen::MatrixXd& s, NewtonState& n, NodeMotion motion_of,
+void add_stiffness_columns(const CondensedMatrices& dense, NewtonState& n, NodeMotion motion_of,
                            Eigen::Ref<Eigen::VectorXd> forces) {
   const int m = static_cast<int>(n.states.size());
   if (whole_product_pays(static_cast<int>(n.unknowns.size()), m)) {
     n.scattered.setZero();
     for (const NewtonNodeUnknowns& node : n.unknowns)
       n.scattered.segment<3>(3 * node.node) = motion_of(node);
-    add_symmetric_product(s, n.scattered, forces);
+    dense.add_stiffness_product(n.scattered, forces);
     return;
   }
   for (const NewtonNodeUnknowns& node : n.unknowns)
-    forces.noalias() += s.middleCols<3>(3 * node.node) * motion_of(node);
+    dense.add_stiffness_columns(node.node, motion_of(node), forces);
 }
 
 /// The first part of a Newton step: stick nodes get dv_i from their own
@@ -509,7 +523,7 @@ void add_stiffness_columns(const Eigen::MatrixXd& s, NewtonState& n, NodeMotion 
 /// (reduce_slip_node); the rest becomes unknowns of the dense system. Then
 /// dr = S dv for the known motion (stick dv and slip dv0), column by column.
 /// Returns the size of the dense system.
-int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
+int known_part_of_step(const CondensedMatrices& dense, NewtonState& n) {
   const int m = static_cast<int>(n.states.size());
   n.dv.setZero();
   n.dr.setZero();
@@ -536,7 +550,7 @@ int known_part_of_step(const Eigen::MatrixXd& s, NewtonState& n) {
     n.dv.segment<3>(3 * i) = dv0;
     n_system += node.size;
   }
-  add_product_of_moving_nodes(s, n.dv, n.dr);
+  add_product_of_moving_nodes(dense, DenseOperator::stiffness, n.dv, n.dr);
   return n_system;
 }
 
@@ -555,7 +569,7 @@ constexpr int border_fraction_denominator = 12;
 /// empty and P is the kept LU itself. False, and the step takes a fresh LU,
 /// when the kept LU is not one in dv on these operators, or a border is
 /// not allowed or would be too large, or a block of it is singular.
-bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::MatrixXd& s,
+bool set_up_kept_lu_border(const CondensedContactProblem& problem, const CondensedMatrices& dense,
                            int n_system, NewtonState& n, ContactWorkspace& workspace) {
   if (!workspace.options.gmres_on_kept_factorization_enabled || !workspace.factorization_valid ||
       workspace.factored_in_reactions || workspace.factored_operators.lock() != problem.operators ||
@@ -633,19 +647,22 @@ bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::
     frozen.size = node.size;
     frozen.rows.topRows(node.size) = node.rows;
     frozen.columns.leftCols(node.size) = node.basis;
-    n.s_times_basis.noalias() = s.middleCols<3>(3 * node.node).lazyProduct(node.basis);
+    // S_rd N_d, block by block (S_rd: the row node's block of the column
+    // node's columns).
+    const auto s_times_basis = [&dense, &node](int row_node) {
+      return NodeColumns(dense.stiffness_block(row_node, node.node).lazyProduct(node.basis));
+    };
     for (std::size_t c = 0; c < common_step.size(); ++c) {
       const NewtonNodeUnknowns& row = n.unknowns[common_step[c]];
       const ContactWorkspace::FactoredUnknowns& old = kept[common_kept[c]];
       a_cd.block(old.offset, first, row.size, node.size).noalias() =
-          old.rows.topRows(row.size) *
-          (row.rows.transpose() * (row.g * n.s_times_basis.middleRows<3>(3 * row.node)));
+          old.rows.topRows(row.size) * (row.rows.transpose() * (row.g * s_times_basis(row.node)));
     }
     int row_first = 0;
     for (const int d : added) {
       const NewtonNodeUnknowns& row = n.unknowns[d];
       a_dd.block(row_first, first, row.size, node.size).noalias() =
-          row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
+          row.g.lazyProduct(s_times_basis(row.node));
       if (d == added[e])
         a_dd.block(row_first, first, row.size, node.size).noalias() +=
             row.h.lazyProduct(node.basis);
@@ -660,7 +677,7 @@ bool set_up_kept_lu_border(const CondensedContactProblem& problem, const Eigen::
     for (std::size_t c = 0; c < common_step.size(); ++c) {
       const NewtonNodeUnknowns& column = n.unknowns[common_step[c]];
       const ContactWorkspace::FactoredUnknowns& old = kept[common_kept[c]];
-      const Eigen::Matrix3d s_dc = s.block<3, 3>(3 * node.node, 3 * column.node);
+      const Eigen::Matrix3d s_dc = dense.stiffness_block(node.node, column.node);
       a_dc.block(border.added_bases[e].first, old.offset, node.size, column.size).noalias() =
           node.g * (s_dc * column.basis) *
           (column.basis.transpose() * old.columns.leftCols(column.size));
@@ -723,12 +740,12 @@ void apply_bordered_kept_lu(NewtonState& n, Eigen::Ref<Eigen::VectorXd> x,
 
 /// out = A x for the step's system, through its blocks:
 /// (A x)_i = G_i (S N x)_i + H_i N_i x_i; A is never formed.
-void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
+void apply_step_system(const CondensedMatrices& dense, NewtonState& n,
                        const Eigen::Ref<const Eigen::VectorXd>& x,
                        Eigen::Ref<Eigen::VectorXd> out) {
   n.system_forces.setZero();
   add_stiffness_columns(
-      s, n,
+      dense, n,
       [&x](const NewtonNodeUnknowns& node) -> Eigen::Vector3d {
         return node.basis * x.segment(node.offset, node.size);
       },
@@ -747,7 +764,7 @@ void apply_step_system(const Eigen::MatrixXd& s, NewtonState& n,
 /// iterations of O(m n) replace an LU of O(n^3). True (x in n.rhs) when
 /// |b - A x| <= tolerance |b| within max_iterations; false (n.rhs
 /// untouched) otherwise, and the caller factorizes afresh.
-bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double tolerance,
+bool gmres_on_kept_factorization(const CondensedMatrices& dense, int n_system, double tolerance,
                                  NewtonState& n, ContactWorkspace& workspace) {
   constexpr int max_iterations = 10;
   const auto b = n.rhs.head(n_system);
@@ -772,7 +789,7 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
     auto z_j = preconditioned.col(j);
     z_j = basis.col(j);
     apply_bordered_kept_lu(n, z_j, workspace);
-    apply_step_system(s, n, z_j, w);
+    apply_step_system(dense, n, z_j, w);
     for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
       h(i, j) = w.dot(basis.col(i));
       w -= h(i, j) * basis.col(i);
@@ -814,7 +831,7 @@ bool gmres_on_kept_factorization(const Eigen::MatrixXd& s, int n_system, double 
 /// (set_up_kept_lu_border, gmres_on_kept_factorization, to `tolerance`
 /// relative); their motion is added to dv and its forces to dr. False if
 /// the system is singular.
-bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::MatrixXd& s,
+bool unknown_part_of_step(const CondensedContactProblem& problem, const CondensedMatrices& dense,
                           int n_system, bool reuse, double tolerance, NewtonState& n,
                           ContactWorkspace& workspace) {
   auto rhs = n.rhs.head(n_system);
@@ -823,8 +840,8 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
                                           node.g.lazyProduct(n.dr.segment<3>(3 * node.node)) -
                                           node.h.lazyProduct(n.dv.segment<3>(3 * node.node));
   bool solved = false;
-  if (!reuse && set_up_kept_lu_border(problem, s, n_system, n, workspace)) {
-    solved = gmres_on_kept_factorization(s, n_system, tolerance, n, workspace);
+  if (!reuse && set_up_kept_lu_border(problem, dense, n_system, n, workspace)) {
+    solved = gmres_on_kept_factorization(dense, n_system, tolerance, n, workspace);
     ++(solved ? workspace.counts.gmres_solves : workspace.counts.gmres_failures);
     if (solved) ++workspace.counts.steps;
     if (solved && (!n.border.added.empty() || !n.border.removed.empty()))
@@ -832,14 +849,23 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
   }
   if (!solved) {
     // The blocks are at most 3 x 3: coefficient-wise (lazy) products avoid
-    // the general matrix-product machinery, which dominated this loop.
+    // the general matrix-product machinery, which dominated this loop. Each
+    // of S's held blocks (on and below the diagonal; the unknowns are in
+    // node order) is read once, down the buffer's columns, and gives the
+    // system's blocks (i, j) and (j, i): S_ji = S_ij^T.
     if (!reuse) {
       Eigen::Map<Eigen::MatrixXd> system = step_matrix(n_system, workspace);
-      for (const NewtonNodeUnknowns& col : n.unknowns) {
-        n.s_times_basis.noalias() = s.middleCols<3>(3 * col.node).lazyProduct(col.basis);
-        for (const NewtonNodeUnknowns& row : n.unknowns)
+      for (std::size_t b = 0; b < n.unknowns.size(); ++b) {
+        const NewtonNodeUnknowns& col = n.unknowns[b];
+        for (std::size_t a = b; a < n.unknowns.size(); ++a) {
+          const NewtonNodeUnknowns& row = n.unknowns[a];
+          const Eigen::Matrix3d s_rc = dense.stiffness_block(row.node, col.node);
           system.block(row.offset, col.offset, row.size, col.size).noalias() =
-              row.g.lazyProduct(n.s_times_basis.middleRows<3>(3 * row.node));
+              row.g.lazyProduct(NodeColumns(s_rc.lazyProduct(col.basis)));
+          if (a != b)
+            system.block(col.offset, row.offset, col.size, row.size).noalias() =
+                col.g.lazyProduct(NodeColumns(s_rc.transpose().lazyProduct(row.basis)));
+        }
         system.block(col.offset, col.offset, col.size, col.size).noalias() +=
             col.h.lazyProduct(col.basis);
       }
@@ -864,7 +890,7 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
   };
   for (const NewtonNodeUnknowns& node : n.unknowns)
     n.dv.segment<3>(3 * node.node) += delta_of(node);
-  add_stiffness_columns(s, n, delta_of, n.dr);
+  add_stiffness_columns(dense, n, delta_of, n.dr);
   return true;
 }
 
@@ -877,8 +903,8 @@ bool unknown_part_of_step(const CondensedContactProblem& problem, const Eigen::M
 /// same linear equations as the step in dv, solved for the other half of
 /// (dr, dv); dv = W dr is summed over the nonzero columns only. False if the
 /// system is singular.
-bool step_in_reactions(const CondensedContactProblem& problem, const Eigen::MatrixXd& w, bool reuse,
-                       NewtonState& n, ContactWorkspace& workspace) {
+bool step_in_reactions(const CondensedContactProblem& problem, const CondensedMatrices& dense,
+                       bool reuse, NewtonState& n, ContactWorkspace& workspace) {
   const int m = static_cast<int>(n.states.size());
   n.dr.setZero();
   n.dv.setZero();
@@ -890,7 +916,7 @@ bool step_in_reactions(const CondensedContactProblem& problem, const Eigen::Matr
     }
     n.dr.segment<3>(3 * i) = -n.f.segment<3>(3 * i);
     if (!n.dr.segment<3>(3 * i).isZero(0.0))
-      n.dv.noalias() += w.middleCols<3>(3 * i) * n.dr.segment<3>(3 * i);
+      dense.add_delassus_columns(i, n.dr.segment<3>(3 * i), n.dv);
   }
   const int n_system = 3 * static_cast<int>(n.active.size());
   if (n_system == 0) return true;
@@ -911,7 +937,7 @@ bool step_in_reactions(const CondensedContactProblem& problem, const Eigen::Matr
     if (reuse) continue;
     for (std::size_t b = 0; b < n.active.size(); ++b) {
       const Eigen::Index col = 3 * static_cast<Eigen::Index>(b);
-      const auto w_ij = w.block<3, 3>(3 * i, 3 * n.active[b]);
+      const Eigen::Matrix3d w_ij = dense.delassus_block(i, n.active[b]);
       if (stick)
         system.block<3, 3>(row, col) = w_ij;
       else
@@ -925,7 +951,7 @@ bool step_in_reactions(const CondensedContactProblem& problem, const Eigen::Matr
     const int j = n.active[a];
     const Eigen::Vector3d dr_j = rhs.segment<3>(3 * static_cast<Eigen::Index>(a));
     n.dr.segment<3>(3 * j) = dr_j;
-    n.dv.noalias() += w.middleCols<3>(3 * j) * dr_j;
+    dense.add_delassus_columns(j, dr_j, n.dv);
   }
   return true;
 }
@@ -951,11 +977,11 @@ bool dense_step(const CondensedContactProblem& problem, double tolerance, Newton
                      workspace.factored_in_reactions == in_reactions &&
                      workspace.factored_states == n.states &&
                      workspace.factored_operators.lock() == problem.operators;
-  const CondensedOperators& dense = *problem.dense();
-  if (in_reactions) return step_in_reactions(problem, dense.delassus(), reuse, n, workspace);
-  const int n_system = known_part_of_step(dense.stiffness(), n);
+  const CondensedMatrices& dense = problem.dense()->matrices();
+  if (in_reactions) return step_in_reactions(problem, dense, reuse, n, workspace);
+  const int n_system = known_part_of_step(dense, n);
   return n_system == 0 ||
-         unknown_part_of_step(problem, dense.stiffness(), n_system, reuse, tolerance, n, workspace);
+         unknown_part_of_step(problem, dense, n_system, reuse, tolerance, n, workspace);
 }
 
 /// Backtracking on |F| along (dr, dv): semi-smooth Newton is only locally
@@ -1050,7 +1076,7 @@ ContactSolveReport solve_semismooth_newton(const CondensedContactProblem& proble
     }
     n.v = q;
     if (dense)
-      add_product_of_moving_nodes(dense->delassus(), r, n.v);
+      add_product_of_moving_nodes(dense->matrices(), DenseOperator::delassus, r, n.v);
     else
       problem.operators->add_product(r, n.v);
   };
@@ -1130,20 +1156,21 @@ ContactSolveReport solve_gauss_seidel(
   const int m = problem.n_nodes();
   if (!problem.dense())
     throw NumericalError("Gauss-Seidel sweeps need the dense Delassus operator");
-  const Eigen::MatrixXd& w = problem.dense()->delassus();
+  const CondensedMatrices& w = problem.dense()->matrices();
   ContactSolveReport report;
-  Eigen::VectorXd v = problem.q + w * r, f(3 * m);
+  Eigen::VectorXd v = problem.q, f(3 * m);
+  w.add_delassus_product(r, v);
   const double local_tolerance = 0.01 * law_tolerance;
   for (int sweep = 1; sweep <= max_sweeps; ++sweep) {
     for (int i = 0; i < m; ++i) {
-      const Eigen::Matrix3d w_ii = w.block<3, 3>(3 * i, 3 * i);
+      const Eigen::Matrix3d w_ii = w.delassus_block(i, i);
       const Eigen::Vector3d r_i = r.segment<3>(3 * i);
       const Eigen::Vector3d q_i = v.segment<3>(3 * i) - w_ii * r_i;
       const LocalSolution local =
           solve_node_law(w_ii, q_i, problem.laws[i], problem.rho[i], r_i, local_tolerance, 200);
       const Eigen::Vector3d delta = local.r - r_i;
       if (delta.isZero(0.0)) continue;
-      v.noalias() += w.middleCols<3>(3 * i) * delta;
+      w.add_delassus_columns(i, delta, v);
       r.segment<3>(3 * i) = local.r;
     }
     report.sweeps = sweep;

@@ -565,9 +565,7 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
                    " unknowns) with the contact unknowns last and condensing onto them (dense "
                    "contact path: " +
                    std::to_string(condensed_dofs.size()) + " contact unknowns)");
-  CondensedMatrices condensed = solver_->factorize_lower_and_condense(*k_ff_lower_, condensed_dofs);
-  Eigen::MatrixXd& s = condensed.stiffness;
-  Eigen::MatrixXd& w = condensed.compliance;
+  CondensedMatrices pair = solver_->factorize_lower_and_condense(*k_ff_lower_, condensed_dofs);
   timings_.factorization = seconds_since(start);
   start = std::chrono::steady_clock::now();
   if (static_cast<int>(condensed_dofs.size()) < 3 * m) {
@@ -578,44 +576,49 @@ void Analysis::condense_contact_operators(const std::vector<double>& rho_overrid
     // the reflection that flips t1 (or t2), gives r = 0 there: no friction
     // force along a held direction, as the mirror image of a symmetric
     // solution has on its symmetry plane.
-    for (Eigen::MatrixXd* matrix : {&s, &w}) {
-      const Eigen::MatrixXd free_part = std::move(*matrix);
-      matrix->setZero(3 * m, 3 * m);
-      (*matrix)(condensed_rows, condensed_rows) = free_part;
+    const auto n_c = static_cast<int>(condensed_rows.size());
+    CondensedMatrices whole(3 * m);
+    // condensed_rows increases: each triangle maps onto the same triangle.
+    for (int b = 0; b < n_c; ++b) {
+      for (int a = b; a < n_c; ++a)
+        whole.stiffness_lower(condensed_rows[a], condensed_rows[b]) = pair.stiffness(a, b);
+      for (int a = 0; a <= b; ++a)
+        whole.delassus_upper(condensed_rows[a], condensed_rows[b]) = pair.delassus(a, b);
     }
+    pair = std::move(whole);
     for (int j = 0; j < 3 * m; ++j) {
       if (contact_free_dofs_[j] >= 0) continue;
       double sum = 0.0;
       int count = 0;
       for (int i = 3 * (j / 3); i < 3 * (j / 3) + 3; ++i)
         if (contact_free_dofs_[i] >= 0) {
-          sum += s(i, i);
+          sum += pair.stiffness(i, i);
           ++count;
         }
-      s(j, j) = sum / count;  // count >= 1: the normal is never held
-      w(j, j) = 1.0 / s(j, j);
+      pair.stiffness_lower(j, j) = sum / count;  // count >= 1: the normal is never held
+      pair.delassus_upper(j, j) = 1.0 / pair.stiffness(j, j);
     }
   }
 
   // In the nodes' local frames: S_ij = F_i S_xyz,ij F_j^T, and W likewise
   // (W = S^-1 in either frame: the frames are orthonormal). In place, block
-  // by block: a second (3m)^2 matrix here was the run's peak of memory
-  // (docs/performance.md, "The automatic choice of the contact path").
-  // The blocks on and below the diagonal are rotated and the ones above
-  // made their transposes, so that both matrices stay exactly symmetric
-  // (CondensedOperators' products read one triangle): rotating both
-  // halves rounds them differently.
+  // by block, each held block once (S's on and below the diagonal, W's on
+  // and above it, the latter rotated as the transpose of the block below
+  // it, so that both formulas are those of S's blocks), walking down the
+  // buffer's columns.
   if (m > 0) report_setup_phase("rotating the condensed stiffness and the Delassus operator W");
-  for (Eigen::MatrixXd* matrix : {&s, &w})
-    for (int j = 0; j < m; ++j)
-      for (int i = j; i < m; ++i) {
-        const Eigen::Matrix3d block = matrix->block<3, 3>(3 * i, 3 * j);
-        Eigen::Matrix3d local = block_to_local(contact_->frame(i), block, contact_->frame(j));
-        if (i == j) local.triangularView<Eigen::StrictlyUpper>() = local.transpose();
-        matrix->block<3, 3>(3 * i, 3 * j) = local;
-        if (i != j) matrix->block<3, 3>(3 * j, 3 * i) = local.transpose();
-      }
-  contact_->set_condensed_operators(CondensedOperators::from_matrices(std::move(s), std::move(w)),
+  for (int j = 0; j < m; ++j)
+    for (int i = j; i < m; ++i)
+      pair.set_stiffness_block(
+          i, j, block_to_local(contact_->frame(i), pair.stiffness_block(i, j), contact_->frame(j)));
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j <= i; ++j) {
+      // W's block (i, j), i >= j, is the transpose of the held block (j, i).
+      const Eigen::Matrix3d local =
+          block_to_local(contact_->frame(i), pair.delassus_block(i, j), contact_->frame(j));
+      pair.set_delassus_block(j, i, local.transpose());
+    }
+  contact_->set_condensed_operators(CondensedOperators::from_matrices(std::move(pair)),
                                     rho_override);
   timings_.delassus = seconds_since(start);
 }

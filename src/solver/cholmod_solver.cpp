@@ -134,11 +134,13 @@ class CholmodSolver final : public LinearSolver {
       throw NumericalError("CHOLMOD did not keep the given ordering");
     const int first = n - n_c;
     try {
+      // Two (n_c)^2 matrices at the peak, L_cc and the pair (as the two
+      // whole S and W did before the pair was held in one buffer).
       Eigen::MatrixXd l_cc = trailing_factor_block(first, n_c);
-      Eigen::MatrixXd s = schur_from_trailing_factor(l_cc);
-      Eigen::MatrixXd w = inverse_from_trailing_factor(std::move(l_cc));
-      return {in_caller_order(std::move(s), perm, condensed, n),
-              in_caller_order(std::move(w), perm, condensed, n)};
+      CondensedMatrices pair(n_c);
+      schur_from_trailing_factor(l_cc, pair);
+      inverse_from_trailing_factor(l_cc, pair);
+      return in_caller_order(std::move(pair), perm, condensed, n);
     } catch (const std::bad_alloc&) {
       throw_dense_out_of_memory(n_c);
     }
@@ -229,25 +231,29 @@ class CholmodSolver final : public LinearSolver {
   /// S (in the factor's order) = L_cc L_cc^T = J (U U^T) J for U = J L_cc J,
   /// J the reversal of the n_c unknowns: LAPACK's dlauum forms U U^T of a
   /// triangular U in place, a third of the flops of a general product
-  /// (dsyrk on the square L_cc). Reversing a column-major array maps (i, j)
-  /// to (n-1-i, n-1-j): L_cc's lower triangle to U's upper one, and U U^T's
-  /// upper triangle to S's lower one.
-  static Eigen::MatrixXd schur_from_trailing_factor(const Eigen::MatrixXd& l_cc) {
+  /// (dsyrk on the square L_cc). Reversing maps (i, j) to (n-1-i, n-1-j):
+  /// L_cc's lower triangle to U's upper one, and U U^T's upper triangle to
+  /// S's lower one. U is formed in W's triangle of the pair (free until
+  /// inverse_from_trailing_factor), S moved from there into its own.
+  static void schur_from_trailing_factor(const Eigen::MatrixXd& l_cc, CondensedMatrices& pair) {
     const int n_c = static_cast<int>(l_cc.rows());
-    Eigen::MatrixXd u = l_cc;
-    std::reverse(u.data(), u.data() + u.size());
+    for (int j = 0; j < n_c; ++j)
+      for (int i = 0; i <= j; ++i) pair.delassus_upper(i, j) = l_cc(n_c - 1 - i, n_c - 1 - j);
     const char upper_part = 'U';
+    const int lda = pair.leading_dimension();
     int info = 0;
-    dlauum_(&upper_part, &n_c, u.data(), &n_c, &info, 1);
+    dlauum_(&upper_part, &n_c, pair.data(), &lda, &info, 1);
     if (info != 0) throw NumericalError("LAPACK dlauum failed (info " + std::to_string(info) + ")");
-    std::reverse(u.data(), u.data() + u.size());
-    u.triangularView<Eigen::StrictlyUpper>() = u.transpose();
-    return u;
+    // Sources in W's triangle, destinations in S's: no overlap.
+    for (int j = 0; j < n_c; ++j)
+      for (int i = j; i < n_c; ++i)
+        pair.stiffness_lower(i, j) = pair.delassus_upper(n_c - 1 - i, n_c - 1 - j);
   }
 
-  /// W (in the factor's order) = S^-1 = (L_cc L_cc^T)^-1, in place by
-  /// LAPACK's dpotri from the factor CHOLMOD made: no Cholesky of S.
-  static Eigen::MatrixXd inverse_from_trailing_factor(Eigen::MatrixXd l_cc) {
+  /// W (in the factor's order) = S^-1 = (L_cc L_cc^T)^-1, by LAPACK's dpotri
+  /// in place of L_cc (which it overwrites) from the factor CHOLMOD made (no
+  /// Cholesky of S), then into the pair's upper triangle.
+  static void inverse_from_trailing_factor(Eigen::MatrixXd& l_cc, CondensedMatrices& pair) {
     const int n_c = static_cast<int>(l_cc.rows());
     const char lower_part = 'L';
     int info = 0;
@@ -257,13 +263,14 @@ class CholmodSolver final : public LinearSolver {
           "the condensed stiffness of the contact nodes is singular (LAPACK dpotri "
           "info " +
           std::to_string(info) + ")");
-    l_cc.triangularView<Eigen::StrictlyUpper>() = l_cc.transpose();
-    return l_cc;
+    for (int j = 0; j < n_c; ++j)
+      for (int i = 0; i <= j; ++i) pair.delassus_upper(i, j) = l_cc(j, i);
   }
 
-  /// S from the factor's order to the caller's order of the condensed unknowns.
-  static Eigen::MatrixXd in_caller_order(Eigen::MatrixXd s_perm, const std::vector<int>& perm,
-                                         const std::vector<int>& condensed, int n) {
+  /// S and W from the factor's order to the caller's order of the condensed
+  /// unknowns.
+  static CondensedMatrices in_caller_order(CondensedMatrices pair, const std::vector<int>& perm,
+                                           const std::vector<int>& condensed, int n) {
     const int n_c = static_cast<int>(condensed.size());
     const int first = n - n_c;
     std::vector<int> position(static_cast<std::size_t>(n), -1);
@@ -272,11 +279,15 @@ class CholmodSolver final : public LinearSolver {
     for (int t = 0; t < n_c; ++t) caller_index[t] = position[perm[first + t]];
     // The ordering above keeps the caller's order of the condensed unknowns,
     // so this copy (a tenth of the set-up of the seed punch) is skipped.
-    if (std::is_sorted(caller_index.begin(), caller_index.end())) return s_perm;
-    Eigen::MatrixXd s(n_c, n_c);
+    if (std::is_sorted(caller_index.begin(), caller_index.end())) return pair;
+    CondensedMatrices ordered(n_c);
     for (int j = 0; j < n_c; ++j)
-      for (int i = 0; i < n_c; ++i) s(caller_index[i], caller_index[j]) = s_perm(i, j);
-    return s;
+      for (int i = 0; i < n_c; ++i) {
+        const int row = caller_index[i], column = caller_index[j];
+        if (row >= column) ordered.stiffness_lower(row, column) = pair.stiffness(i, j);
+        if (row <= column) ordered.delassus_upper(row, column) = pair.delassus(i, j);
+      }
+    return ordered;
   }
 
   void finish_factorization(cholmod_sparse& view, const SparseMatrix& a) {

@@ -88,8 +88,13 @@ CondensedMatrices LinearSolver::factorize_lower_and_condense(const SparseMatrix&
   const Eigen::LLT<Eigen::MatrixXd> llt(compliance);
   if (llt.info() != Eigen::Success)
     throw NumericalError("the condensed compliance is not positive definite");
-  Eigen::MatrixXd stiffness = llt.solve(Eigen::MatrixXd::Identity(n_c, n_c));
-  return {std::move(stiffness), std::move(compliance)};
+  const Eigen::MatrixXd stiffness = llt.solve(Eigen::MatrixXd::Identity(n_c, n_c));
+  CondensedMatrices pair(n_c);
+  for (int j = 0; j < n_c; ++j) {
+    for (int i = 0; i <= j; ++i) pair.delassus_upper(i, j) = compliance(i, j);
+    for (int i = j; i < n_c; ++i) pair.stiffness_lower(i, j) = stiffness(i, j);
+  }
+  return pair;
 }
 
 std::vector<int> LinearSolver::rank_of_each_row(const RowShare& share) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "contact/condensed_matrices.hpp"
 #include "fem/elasticity.hpp"
 
 namespace bipo {
@@ -28,13 +29,6 @@ namespace bipo {
 [[nodiscard]] double symmetric_infinity_norm(const SparseMatrix& lower,
                                              const std::vector<char>* rows = nullptr);
 
-/// The condensed operators on some unknowns of an SPD matrix A (see
-/// LinearSolver::factorize_lower_and_condense), dense, in the order asked.
-struct CondensedMatrices {
-  Eigen::MatrixXd stiffness;   ///< S = A_cc - A_ci A_ii^-1 A_ic
-  Eigen::MatrixXd compliance;  ///< S^-1 = E^T A^-1 E, for E selecting them
-};
-
 class LinearSolver {
  public:
   virtual ~LinearSolver() = default;
@@ -43,9 +37,9 @@ class LinearSolver {
   /// Factorizes the SPD matrix A whose lower triangle (compressed) is
   /// `lower`, like factorize_lower(lower, false), and returns the condensed
   /// operators on the unknowns `condensed` (dense, rows and columns in the
-  /// order given):
+  /// order given, both in one buffer: CondensedMatrices):
   /// S = A_cc - A_ci A_ii^-1 A_ic, the stiffness that the rest of the system
-  /// offers at those unknowns, and its inverse S^-1 = E^T A^-1 E for E
+  /// offers at those unknowns, and its inverse W = S^-1 = E^T A^-1 E for E
   /// selecting them. This default computes E^T A^-1 E by solves and inverts
   /// it; a backend can do much better (CHOLMOD reads both off a factor that
   /// orders them last). Throws NumericalError if they are not SPD.

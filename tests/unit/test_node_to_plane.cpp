@@ -240,50 +240,10 @@ TEST(CondensedContactProblemValue, CopiesShareTheOperatorsAndHoldTheIncrementsDa
     EXPECT_EQ(copy.laws[i].mu2(), law.mu2());
   }
   // W S = I: the operators are each other's inverse.
-  const Eigen::MatrixXd product = copy.dense()->delassus() * copy.dense()->stiffness();
+  const Eigen::MatrixXd product =
+      copy.dense()->matrices().whole_delassus() * copy.dense()->matrices().whole_stiffness();
   EXPECT_LE((product - Eigen::MatrixXd::Identity(3 * kNodes, 3 * kNodes)).lpNorm<Eigen::Infinity>(),
             1e-10);
-}
-
-// The dense operators' products read one triangle (add_symmetric_product):
-// they must equal the whole product of the symmetric matrix, and the
-// operators must be exactly symmetric for that. from_stiffness takes the
-// lower triangle of what it is given; from_matrices refuses a matrix whose
-// diagonal block is not symmetric.
-TEST(CondensedOperators, ProductsOfOneTriangleEqualTheWholeSymmetricProduct) {
-  const NodeToPlaneContact contact = make_contact(law_case(1).law);
-  const CondensedOperators& dense = *contact.condensed_operators()->dense();
-  const Eigen::MatrixXd& w = dense.delassus();
-  const Eigen::MatrixXd& s = dense.stiffness();
-  EXPECT_TRUE(w == w.transpose());
-  EXPECT_TRUE(s == s.transpose());
-  std::mt19937 generator(99);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  Eigen::VectorXd r(3 * kNodes), start(3 * kNodes);
-  for (int k = 0; k < 3 * kNodes; ++k) {
-    r(k) = uniform(generator);
-    start(k) = uniform(generator);
-  }
-  Eigen::VectorXd v = start;
-  dense.add_product(r, v);
-  const Eigen::VectorXd whole = start + w * r;
-  EXPECT_LE((v - whole).lpNorm<Eigen::Infinity>(), 1e-14 * whole.lpNorm<Eigen::Infinity>());
-  Eigen::VectorXd forces = start;
-  add_symmetric_product(s, r, forces);
-  const Eigen::VectorXd whole_forces = start + s * r;
-  EXPECT_LE((forces - whole_forces).lpNorm<Eigen::Infinity>(),
-            1e-14 * whole_forces.lpNorm<Eigen::Infinity>());
-
-  // An upper triangle that is not the lower one's transpose: from_stiffness
-  // takes the lower one, and gives the operators of the symmetric matrix.
-  Eigen::MatrixXd skewed = s;
-  skewed.triangularView<Eigen::StrictlyUpper>().setConstant(1e9);
-  const auto from_skewed = CondensedOperators::from_stiffness(skewed);
-  EXPECT_TRUE(from_skewed->stiffness() == s);
-  EXPECT_TRUE(from_skewed->delassus() == w);
-  Eigen::MatrixXd asymmetric = w;
-  asymmetric(0, 1) += 1e-3 * std::abs(asymmetric(0, 1)) + 1e-12;
-  EXPECT_THROW((void)CondensedOperators::from_matrices(s, asymmetric), std::invalid_argument);
 }
 
 }  // namespace
