@@ -14,11 +14,11 @@ namespace bipo {
 /// Bytes that the dense contact path adds to a run with m contact nodes,
 /// beyond what the same mesh costs on rollers: `dense_path_matrices` dense
 /// matrices of size 3m. What is alive at the peak (the contact iteration):
-/// the factor's dense trailing block, S, W and the Newton system, and the
-/// larger factor of the contact-last ordering; measured at 4.4 to 4.9 such
-/// matrices from m = 1313 to 5185.
+/// the factor's dense trailing block, S and W (one matrix together) and
+/// the Newton system, and the larger factor of the contact-last ordering;
+/// measured at 3.5 to 4.0 such matrices from m = 1313 to 6553.
 [[nodiscard]] double dense_contact_path_bytes(int m);
-inline constexpr double dense_path_matrices = 5.5;
+inline constexpr double dense_path_matrices = 4.5;
 
 /// The share of the available memory that the dense path may take without
 /// looking at the stiffness' factor, which both paths need: the rest is

@@ -12,24 +12,23 @@ namespace bipo {
 namespace {
 
 // Peak resident memory of the dense path minus that of the same mesh on
-// rollers (the roller run, scripts/scale_study.py), case A, 20 increments;
-// docs/performance.md, "The automatic choice of the contact path", where
-// each figure's run is described. N = 16 to 32 were measured before S was
-// rotated into the nodes' frames in place, which lowered the peak by about
-// half a matrix: the model keeps the larger figures.
+// rollers (the roller run, scripts/scale_study.py's case files), case A, 20
+// increments, each `bipo run -q` under /usr/bin/time (its %M, in KiB), with
+// S and W in one buffer; docs/performance.md, "The automatic choice of the
+// contact path".
 struct MeasuredExcess {
   int m;
   double bytes;
 };
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+constexpr double kib = 1024.0;
 
 TEST(ContactPath, MemoryModelCoversTheMeasuredDensePeaks) {
   const MeasuredExcess measured[] = {
-      {1313, (0.839 - 0.284) * gib},  // N = 16
-      {2929, (4.000 - 1.174) * gib},  // N = 24
-      {3977, (7.34 - 2.13) * gib},    // N = 28
-      {5185, (12.14 - 3.42) * gib},   // N = 32
-      {5849, (14.39 - 4.31) * gib},   // N = 34, after the in-place rotation
+      {1313, (711540 - 223040) * kib},     // N = 16
+      {2929, (3151776 - 1035968) * kib},   // N = 24
+      {5185, (10077896 - 3097856) * kib},  // N = 32
+      {6553, (15860620 - 5054568) * kib},  // N = 36
   };
   for (const auto& [m, bytes] : measured) {
     SCOPED_TRACE("m = " + std::to_string(m));
@@ -88,7 +87,7 @@ TEST(ContactPath, StiffnessRunModelCoversTheMeasuredRollerPeaks) {
 }
 
 TEST(ContactPath, PastHalfTheMemoryTheStiffnessFactorDecides) {
-  const int m = 5849;  // N = 34: dense 14.39 GiB measured, 22.4 GiB available
+  const int m = 6553;  // N = 36: 12.96 GiB of dense matrices by the model, 22.4 GiB available
   const double dense = dense_contact_path_bytes(m), available = 22.4 * gib;
   ASSERT_GT(dense, dense_path_memory_share * available);
   int analyses = 0;
@@ -98,8 +97,8 @@ TEST(ContactPath, PastHalfTheMemoryTheStiffnessFactorDecides) {
       return bytes;
     };
   };
-  // The measured N = 34 stiffness: dense path, with the figures in the reason.
-  const double measured = stiffness_run_bytes(8.0 * 416661124, 292450);
+  // The measured N = 36 stiffness: dense path, with the figures in the reason.
+  const double measured = stiffness_run_bytes(8.0 * 532053540, 347309);
   const ContactPathChoice fits =
       choose_contact_path(ContactSolverChoice::automatic, m, available, stiffness_of(measured));
   EXPECT_FALSE(fits.sparse) << fits.reason;
