@@ -134,12 +134,11 @@ class CholmodSolver final : public LinearSolver {
       throw NumericalError("CHOLMOD did not keep the given ordering");
     const int first = n - n_c;
     try {
-      // Two (n_c)^2 matrices at the peak, L_cc and the pair (as the two
-      // whole S and W did before the pair was held in one buffer).
-      Eigen::MatrixXd l_cc = trailing_factor_block(first, n_c);
+      // One (n_c)^2 array besides the factor: L_cc is read off the factor
+      // into the pair's upper triangle twice, once for S and once for W.
       CondensedMatrices pair(n_c);
-      schur_from_trailing_factor(l_cc, pair);
-      inverse_from_trailing_factor(l_cc, pair);
+      schur_from_trailing_factor(first, pair);
+      inverse_from_trailing_factor(first, pair);
       return in_caller_order(std::move(pair), perm, condensed, n);
     } catch (const std::bad_alloc&) {
       throw_dense_out_of_memory(n_c);
@@ -206,9 +205,11 @@ class CholmodSolver final : public LinearSolver {
     if (!factor_) throw_failure("analysis", view);
   }
 
-  /// L_cc: the rows and columns >= first of the supernodal factor.
-  [[nodiscard]] Eigen::MatrixXd trailing_factor_block(int first, int n_c) const {
-    Eigen::MatrixXd l_cc = Eigen::MatrixXd::Zero(n_c, n_c);
+  /// visit(row, column, value) for every entry of L_cc that the supernodal
+  /// factor holds: rows and columns >= first (in L_cc's numbering, from 0),
+  /// row >= column; the others are 0.
+  template <typename Visit>
+  void for_each_trailing_factor_entry(int first, Visit visit) const {
     const int* super = static_cast<const int*>(factor_->super);
     const int* pi = static_cast<const int*>(factor_->pi);
     const int* px = static_cast<const int*>(factor_->px);
@@ -222,10 +223,9 @@ class CholmodSolver final : public LinearSolver {
         for (int i = col - k1; i < n_rows; ++i) {
           const int row = rows[pi[k] + i];
           if (row >= first)
-            l_cc(row - first, col - first) = values[px[k] + i + (col - k1) * n_rows];
+            visit(row - first, col - first, values[px[k] + i + (col - k1) * n_rows]);
         }
     }
-    return l_cc;
   }
 
   /// S (in the factor's order) = L_cc L_cc^T = J (U U^T) J for U = J L_cc J,
@@ -234,11 +234,13 @@ class CholmodSolver final : public LinearSolver {
   /// (dsyrk on the square L_cc). Reversing maps (i, j) to (n-1-i, n-1-j):
   /// L_cc's lower triangle to U's upper one, and U U^T's upper triangle to
   /// S's lower one. U is formed in W's triangle of the pair (free until
-  /// inverse_from_trailing_factor), S moved from there into its own.
-  static void schur_from_trailing_factor(const Eigen::MatrixXd& l_cc, CondensedMatrices& pair) {
-    const int n_c = static_cast<int>(l_cc.rows());
-    for (int j = 0; j < n_c; ++j)
-      for (int i = 0; i <= j; ++i) pair.delassus_upper(i, j) = l_cc(n_c - 1 - i, n_c - 1 - j);
+  /// inverse_from_trailing_factor), read off the factor, and S moved from
+  /// there into its own triangle.
+  void schur_from_trailing_factor(int first, CondensedMatrices& pair) const {
+    const int n_c = pair.size();
+    for_each_trailing_factor_entry(first, [&pair, n_c](int row, int col, double value) {
+      pair.delassus_upper(n_c - 1 - row, n_c - 1 - col) = value;
+    });
     const char upper_part = 'U';
     const int lda = pair.leading_dimension();
     int info = 0;
@@ -250,21 +252,24 @@ class CholmodSolver final : public LinearSolver {
         pair.stiffness_lower(i, j) = pair.delassus_upper(n_c - 1 - i, n_c - 1 - j);
   }
 
-  /// W (in the factor's order) = S^-1 = (L_cc L_cc^T)^-1, by LAPACK's dpotri
-  /// in place of L_cc (which it overwrites) from the factor CHOLMOD made (no
-  /// Cholesky of S), then into the pair's upper triangle.
-  static void inverse_from_trailing_factor(Eigen::MatrixXd& l_cc, CondensedMatrices& pair) {
-    const int n_c = static_cast<int>(l_cc.rows());
-    const char lower_part = 'L';
+  /// W (in the factor's order) = S^-1 = (L_cc L_cc^T)^-1 = (U^T U)^-1 for
+  /// U = L_cc^T, by LAPACK's dpotri in W's triangle of the pair, where U is
+  /// read off the factor CHOLMOD made (no Cholesky of S).
+  void inverse_from_trailing_factor(int first, CondensedMatrices& pair) const {
+    const int n_c = pair.size();
+    for (int j = 0; j < n_c; ++j)
+      for (int i = 0; i <= j; ++i) pair.delassus_upper(i, j) = 0.0;
+    for_each_trailing_factor_entry(
+        first, [&pair](int row, int col, double value) { pair.delassus_upper(col, row) = value; });
+    const char upper_part = 'U';
+    const int lda = pair.leading_dimension();
     int info = 0;
-    dpotri_(&lower_part, &n_c, l_cc.data(), &n_c, &info, 1);
+    dpotri_(&upper_part, &n_c, pair.data(), &lda, &info, 1);
     if (info != 0)
       throw NumericalError(
           "the condensed stiffness of the contact nodes is singular (LAPACK dpotri "
           "info " +
           std::to_string(info) + ")");
-    for (int j = 0; j < n_c; ++j)
-      for (int i = 0; i <= j; ++i) pair.delassus_upper(i, j) = l_cc(j, i);
   }
 
   /// S and W from the factor's order to the caller's order of the condensed
