@@ -71,17 +71,17 @@ void CondensedMatrices::set_delassus_block(int i, int j, const Eigen::Matrix3d& 
 
 void CondensedMatrices::add_stiffness_product(const Eigen::Ref<const Eigen::VectorXd>& x,
                                               Eigen::Ref<Eigen::VectorXd> y) const {
-  add_symmetric_product('L', n_, buffer_.data() + 1, n_ + 1, x, y);
+  add_symmetric_product('L', size(), buffer_.data() + 1, size() + 1, x, y);
 }
 
 void CondensedMatrices::add_delassus_product(const Eigen::Ref<const Eigen::VectorXd>& x,
                                              Eigen::Ref<Eigen::VectorXd> y) const {
-  add_symmetric_product('U', n_, buffer_.data(), n_ + 1, x, y);
+  add_symmetric_product('U', size(), buffer_.data(), size() + 1, x, y);
 }
 
 void CondensedMatrices::add_stiffness_columns(int node, const Eigen::Vector3d& x,
                                               Eigen::Ref<Eigen::VectorXd> y) const {
-  const int first = 3 * node, after = n_ - first - 3;
+  const int first = 3 * node, after = size() - first - 3;
   // Rows above the node's: S(r, c) = S(c, r), held in the node's rows.
   y.head(first).noalias() += buffer_.block(first + 1, 0, 3, first).transpose() * x;
   y.segment<3>(first).noalias() += stiffness_block(node, node) * x;
@@ -90,7 +90,7 @@ void CondensedMatrices::add_stiffness_columns(int node, const Eigen::Vector3d& x
 
 void CondensedMatrices::add_delassus_columns(int node, const Eigen::Vector3d& x,
                                              Eigen::Ref<Eigen::VectorXd> y) const {
-  const int first = 3 * node, after = n_ - first - 3;
+  const int first = 3 * node, after = size() - first - 3;
   y.head(first).noalias() += buffer_.block(0, first, first, 3) * x;
   y.segment<3>(first).noalias() += delassus_block(node, node) * x;
   // Rows below the node's: W(r, c) = W(c, r), held in the node's rows.
@@ -99,20 +99,20 @@ void CondensedMatrices::add_delassus_columns(int node, const Eigen::Vector3d& x,
 
 double CondensedMatrices::delassus_row_dot(int row, const Eigen::VectorXd& x) const {
   return buffer_.col(row).head(row + 1).dot(x.head(row + 1)) +
-         buffer_.row(row).segment(row + 1, n_ - row - 1).dot(x.tail(n_ - row - 1));
+         buffer_.row(row).segment(row + 1, size() - row - 1).dot(x.tail(size() - row - 1));
 }
 
 Eigen::MatrixXd CondensedMatrices::whole_stiffness() const {
-  Eigen::MatrixXd s(n_, n_);
-  for (int j = 0; j < n_; ++j)
-    for (int i = 0; i < n_; ++i) s(i, j) = stiffness(i, j);
+  Eigen::MatrixXd s(size(), size());
+  for (int j = 0; j < size(); ++j)
+    for (int i = 0; i < size(); ++i) s(i, j) = stiffness(i, j);
   return s;
 }
 
 Eigen::MatrixXd CondensedMatrices::whole_delassus() const {
-  Eigen::MatrixXd w(n_, n_);
-  for (int j = 0; j < n_; ++j)
-    for (int i = 0; i < n_; ++i) w(i, j) = delassus(i, j);
+  Eigen::MatrixXd w(size(), size());
+  for (int j = 0; j < size(); ++j)
+    for (int i = 0; i < size(); ++i) w(i, j) = delassus(i, j);
   return w;
 }
 

@@ -27,7 +27,7 @@ class CondensedMatrices {
   CondensedMatrices() = default;
   /// S = W = 0 of size n. (Inline, like the entries' accessors: the PETSc
   /// plugin compiles the generic condensation in and uses no more.)
-  explicit CondensedMatrices(int n) : n_(n) {
+  explicit CondensedMatrices(int n) {
     if (n < 0) throw std::invalid_argument("CondensedMatrices: negative size");
     buffer_.setZero(n + 1, n);
   }
@@ -36,7 +36,7 @@ class CondensedMatrices {
   [[nodiscard]] static CondensedMatrices from_whole(const Eigen::MatrixXd& s,
                                                     const Eigen::MatrixXd& w);
 
-  [[nodiscard]] int size() const { return n_; }
+  [[nodiscard]] int size() const { return static_cast<int>(buffer_.cols()); }
 
   /// S(i, j) and W(i, j) for any i, j.
   [[nodiscard]] double stiffness(int i, int j) const {
@@ -84,10 +84,9 @@ class CondensedMatrices {
   /// (leading dimension size() + 1; S's lower triangle starts at data() + 1).
   [[nodiscard]] double* data() { return buffer_.data(); }
   [[nodiscard]] const double* data() const { return buffer_.data(); }
-  [[nodiscard]] int leading_dimension() const { return n_ + 1; }
+  [[nodiscard]] int leading_dimension() const { return size() + 1; }
 
  private:
-  int n_ = 0;
   Eigen::MatrixXd buffer_;
 };
 

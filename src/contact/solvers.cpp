@@ -198,9 +198,9 @@ void fixed_point_residual(const CondensedContactProblem& problem, const Eigen::V
 bool bonded_start(const CondensedContactProblem& problem, ContactWorkspace& workspace,
                   Eigen::VectorXd& r) {
   if (problem.dense()) {
-    const Eigen::VectorXd minus_q = -problem.q;
     r.setZero(problem.q.size());
-    problem.dense()->matrices().add_stiffness_product(minus_q, r);
+    problem.dense()->matrices().add_stiffness_product(problem.q, r);
+    r = -r;  // -(S q) = S (-q) bit for bit: negation is exact
   } else {
     const auto m = static_cast<std::size_t>(problem.n_nodes());
     const std::vector<ContactState> states(m, ContactState::stick);
@@ -521,7 +521,8 @@ void add_stiffness_columns(const CondensedMatrices& dense, NewtonState& n, NodeM
 /// The first part of a Newton step: stick nodes get dv_i from their own
 /// equation; slip nodes the part dv0_i fixed by their own equation
 /// (reduce_slip_node); the rest becomes unknowns of the dense system. Then
-/// dr = S dv for the known motion (stick dv and slip dv0), column by column.
+/// dr = S dv for the known motion (stick dv and slip dv0), by
+/// add_product_of_moving_nodes.
 /// Returns the size of the dense system.
 int known_part_of_step(const CondensedMatrices& dense, NewtonState& n) {
   const int m = static_cast<int>(n.states.size());
@@ -1156,21 +1157,21 @@ ContactSolveReport solve_gauss_seidel(
   const int m = problem.n_nodes();
   if (!problem.dense())
     throw NumericalError("Gauss-Seidel sweeps need the dense Delassus operator");
-  const CondensedMatrices& w = problem.dense()->matrices();
+  const CondensedMatrices& dense = problem.dense()->matrices();
   ContactSolveReport report;
   Eigen::VectorXd v = problem.q, f(3 * m);
-  w.add_delassus_product(r, v);
+  dense.add_delassus_product(r, v);
   const double local_tolerance = 0.01 * law_tolerance;
   for (int sweep = 1; sweep <= max_sweeps; ++sweep) {
     for (int i = 0; i < m; ++i) {
-      const Eigen::Matrix3d w_ii = w.delassus_block(i, i);
+      const Eigen::Matrix3d w_ii = dense.delassus_block(i, i);
       const Eigen::Vector3d r_i = r.segment<3>(3 * i);
       const Eigen::Vector3d q_i = v.segment<3>(3 * i) - w_ii * r_i;
       const LocalSolution local =
           solve_node_law(w_ii, q_i, problem.laws[i], problem.rho[i], r_i, local_tolerance, 200);
       const Eigen::Vector3d delta = local.r - r_i;
       if (delta.isZero(0.0)) continue;
-      w.add_delassus_columns(i, delta, v);
+      dense.add_delassus_columns(i, delta, v);
       r.segment<3>(3 * i) = local.r;
     }
     report.sweeps = sweep;
