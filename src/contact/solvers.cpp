@@ -222,6 +222,34 @@ bool bonded_start(const CondensedContactProblem& problem, ContactWorkspace& work
   return true;
 }
 
+/// Where the load turns back, the caller's start (the last converged
+/// reactions) holds the slip of the loading, all of which reverses: Newton
+/// from there needed 7 steps at the seed punch's first unloading (case A),
+/// from the bonded start 3; the unloading is elastic at first, so every
+/// node stuck where it is is near the solution. r becomes the bonded start
+/// when its residual |F| is the smaller (a sphere's disc of contact among
+/// open candidates: bonding them all is farther, and is not taken). Dense
+/// operators only: on the sparse path the bonded start and each v = q + W r
+/// cost a step solve or a K_ff solve, not measured yet. Not for
+/// non-associated laws, whose increments may have several solutions: the
+/// start chooses among them, and in the robustness matrix (mu = 0.2, plane
+/// moving) the bonded start led a later increment to 62 Newton steps
+/// (docs/performance.md, "The bonded start where the load turns back").
+void take_bonded_start_if_nearer(const CondensedContactProblem& problem,
+                                 ContactWorkspace& workspace, Eigen::VectorXd& r) {
+  if (!problem.dense() || problem.has_non_associated_law()) return;
+  const CondensedMatrices& dense = problem.dense()->matrices();
+  const auto residual_norm = [&](const Eigen::VectorXd& x) {
+    Eigen::VectorXd v = problem.q, f(x.size());
+    dense.add_delassus_product(x, v);
+    fixed_point_residual(problem, v, x, f, nullptr, nullptr, nullptr);
+    return f.norm();
+  };
+  Eigen::VectorXd bonded;
+  bonded_start(problem, workspace, bonded);
+  if (residual_norm(bonded) < residual_norm(r)) r = bonded;
+}
+
 }  // namespace
 
 ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::VectorXd& r,
@@ -276,6 +304,8 @@ ContactSolveReport solve_contact(const CondensedContactProblem& problem, Eigen::
   bool penetrates = false;
   for (int i = 0; i < problem.n_nodes() && !penetrates; ++i) penetrates = problem.q(3 * i) < 0.0;
   const bool bonded_first = r.isZero(0.0) && penetrates && bonded_start(problem, workspace, r);
+  if (workspace.load_turned_back && !bonded_first && penetrates)
+    take_bonded_start_if_nearer(problem, workspace, r);
   const Eigen::VectorXd r_start = r;
   if (newton_from(r, problem.has_non_associated_law() ? min_first_non_associated_step : 0.0))
     return total;

@@ -73,6 +73,13 @@ struct ContactWorkspace {
     Eigen::VectorXd r, v;
     [[nodiscard]] bool of(const Eigen::VectorXd& x) const { return r.size() == x.size() && r == x; }
   } known_motion;
+  /// Set by the caller for one solve in which the load turned back (the
+  /// increment's step has the sign opposite to the last one's): the
+  /// bonded start (every node stuck where it is, solve_contact) is then
+  /// weighed against the caller's start, and Newton takes the one of
+  /// smaller |F|. Dense operators and associated laws only (solve_contact
+  /// says why).
+  bool load_turned_back = false;
   bool factorization_reusable = false;
   bool factorization_valid = false;  ///< newton_lu holds an LU
   /// Choices of the dense Newton step; all on by default, off only to

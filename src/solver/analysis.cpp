@@ -1003,7 +1003,8 @@ void Analysis::solve_contact_problem(Increment& inc) {
   // Starting point: the last converged reactions, extrapolated linearly along
   // the load path while it keeps its direction (r changes nearly in
   // proportion to the load within a monotone segment); this saves Newton
-  // steps, and the solution does not depend on it.
+  // steps, and the solution does not depend on it. Where the load turns
+  // back, solve_contact also weighs the bonded start (turns_back).
   inc.r = r_;
   Eigen::VectorXd& r = inc.r;
   inc.step_factor = result.factor - case_.program.factor(position_);
@@ -1022,6 +1023,7 @@ void Analysis::solve_contact_problem(Increment& inc) {
   // solves' rounding, so the Newton iteration only accepts a start on it
   // (solve_semismooth_newton), and what it accepts is checked on the
   // increment's own recovery (check_law_on_recovered).
+  contact_workspace_.load_turned_back = turns_back(result.position);
   if (motion_known)
     contact_workspace_.known_motion.r = r;
   else
@@ -1043,13 +1045,14 @@ void Analysis::solve_contact_problem(Increment& inc) {
           work.long_restart_steps - work_before.long_restart_steps;
       increment_progress_(progress);
     };
-  // The callback refers to this frame, and the start's motion to this
-  // increment: they go with it, also on an error.
+  // The callback refers to this frame, and the start's motion and the
+  // load's turn to this increment: they go with it, also on an error.
   struct ForgetCallback {
     ContactWorkspace& workspace;
     ~ForgetCallback() {
       workspace.on_iteration = nullptr;
       workspace.known_motion.r.resize(0);
+      workspace.load_turned_back = false;
     }
   } forget_callback{contact_workspace_};
   const ContactSolveReport report =
@@ -1457,10 +1460,32 @@ void Analysis::record_reactions_motion(Increment& inc, const Eigen::VectorXd& v)
     if (springs[j] > 0.0) inc.reactions_motion(j) += inc.r(j) / springs[j];
 }
 
+std::vector<double> Analysis::motion_steps(double position) const {
+  std::vector<double> steps;
+  steps.reserve(case_.contacts.size());
+  for (const ContactPlane& cp : case_.contacts) {
+    const LoadProgram& program = cp.motion_program ? *cp.motion_program : case_.program;
+    steps.push_back(cp.motion.isZero(0.0) ? 0.0
+                                          : program.factor(position) - program.factor(position_));
+  }
+  return steps;
+}
+
+bool Analysis::turns_back(double position) const {
+  const double step_factor = case_.program.factor(position) - case_.program.factor(position_);
+  if (step_factor * previous_step_factor_ < 0.0) return true;
+  if (previous_motion_steps_.size() != case_.contacts.size()) return false;
+  const std::vector<double> steps = motion_steps(position);
+  for (std::size_t k = 0; k < steps.size(); ++k)
+    if (steps[k] * previous_motion_steps_[k] < 0.0) return true;
+  return false;
+}
+
 void Analysis::commit_step(Increment& inc) {
   StepResult& result = inc.result;
   const int m = contact_->n_nodes();
   previous_step_factor_ = inc.step_factor;
+  previous_motion_steps_ = motion_steps(result.position);
   r_previous_ = r_;
   reactions_motion_previous_ = std::move(reactions_motion_);
   reactions_motion_ = std::move(inc.reactions_motion);

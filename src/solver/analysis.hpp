@@ -180,6 +180,12 @@ class Analysis {
   /// Throws NumericalError (state unchanged) when the increment does not
   /// converge or produces non-finite values.
   StepResult advance_to(double position);
+  /// Whether an increment from the converged state to `position` turns the
+  /// loading back: the load program's factor, or a contact surface's
+  /// motion, changes with the sign opposite to the last step's. The
+  /// contact solve then also weighs the bonded start
+  /// (ContactWorkspace::load_turned_back).
+  [[nodiscard]] bool turns_back(double position) const;
 
   [[nodiscard]] const Mesh& mesh() const { return mesh_; }
   [[nodiscard]] const Case& case_description() const { return case_; }
@@ -323,6 +329,9 @@ class Analysis {
   [[noreturn]] void throw_contact_not_converged(const ContactSolveReport& report,
                                                 const Increment& inc) const;
   void recover_displacements(Increment& inc);
+  /// Each contact surface's motion factor change from the last converged
+  /// state to `position` (0 for a surface that does not move).
+  [[nodiscard]] std::vector<double> motion_steps(double position) const;
   [[nodiscard]] Eigen::VectorXd recovery_guess(const Increment& inc) const;
   void keep_free_displacement();
   [[nodiscard]] bool recover_from_contact_responses(Increment& inc);
@@ -452,6 +461,10 @@ class Analysis {
   // extrapolated start without a K_ff solve; empty elsewhere.
   Eigen::VectorXd reactions_motion_, reactions_motion_previous_;
   double previous_step_factor_ = 0.0;  // load factor change of the last step
+  // Each contact surface's motion factor change of the last step (0 for a
+  // surface that does not move): with the load's, where the loading turns
+  // back (turns_back).
+  std::vector<double> previous_motion_steps_;
   std::vector<ContactNodeState> states_;
   std::vector<Eigen::Vector3d> slip_sum_;
   std::vector<double> slip_length_;

@@ -607,6 +607,113 @@ class FailingStepOperator final : public DelassusOperator {
   std::shared_ptr<const DelassusOperator> w_;
 };
 
+// The analysis tells the contact solve where the loading turns back: the
+// load program's factor changing with the sign opposite to the last
+// step's, or a surface's own motion program doing so while the load is
+// held; not at the first step, nor along a monotone segment. Each
+// increment converges and passes the law's checks.
+TEST(ContactSolver, AnalysisSeesTheLoadAndASurfacesMotionTurnBack) {
+  const Mesh mesh = generate_cylinder({});
+  Case unloaded = punch_case(0.3, 2);
+  unloaded.program.segments.push_back({0.5, 2, 0});
+  Analysis by_load(unloaded, mesh);
+  std::vector<bool> turns;
+  for (int k = 1; k <= 4; ++k) {
+    turns.push_back(by_load.turns_back(k));
+    expect_law_holds(by_load, by_load.advance_to(k));
+  }
+  EXPECT_EQ(turns, (std::vector<bool>{false, false, true, false}));
+
+  Case slid = punch_case(0.3, 1);
+  slid.program.segments.push_back({1.0, 4, 0});  // held while the plane moves
+  slid.contacts[0].motion = {0.002, 0.0, 0.0};
+  slid.contacts[0].motion_program = LoadProgram{{{0.0, 1, 0}, {1.0, 2, 0}, {0.0, 2, 0}}};
+  Analysis by_motion(slid, mesh);
+  turns.clear();
+  for (int k = 1; k <= 5; ++k) {
+    turns.push_back(by_motion.turns_back(k));
+    expect_law_holds(by_motion, by_motion.advance_to(k));
+  }
+  EXPECT_EQ(turns, (std::vector<bool>{false, false, false, true, false}));
+}
+
+// A flat indenter pressed into the face, slid along t1 until the rim
+// slides, then slid back: at the turn every node that slid reverses. From
+// the last converged reactions (the caller's start) Newton takes several
+// steps; with `load_turned_back` the bonded start (every node stuck where
+// it is) has the smaller |F| and is taken, and Newton needs fewer. Both
+// reach the same reactions to within the law tolerance, certified
+// (physics.md 3.1), for an isotropic and an orthotropic associated law. A
+// non-associated law keeps the caller's start (the flag is ignored): the
+// same steps and the same bits.
+TEST(ContactSolver, WhereTheLoadTurnsBackTheBondedStartIsTakenWhenNearer) {
+  const Mesh mesh = generate_cylinder({});
+  const Analysis analysis(punch_case(0.3), mesh);
+  const NodeToPlaneContact& contact = analysis.contact();
+  const int m = contact.n_nodes();
+  for (const FrictionLaw& law : {FrictionLaw::orthotropic(0.3, 0.3, 0.3, 0.3),
+                                 FrictionLaw::orthotropic(0.3, 0.15, 0.3, 0.15),
+                                 FrictionLaw::orthotropic(0.2, 0.1, 0.2 / 6.0, 0.4 / 3.0)}) {
+    SCOPED_TRACE("law mu2 " + std::to_string(law.mu2()) + ", p1 " + std::to_string(law.p1()));
+    CondensedContactProblem problem{contact.condensed_operators(),
+                                    Eigen::VectorXd::Zero(3 * m),
+                                    std::vector<FrictionLaw>(static_cast<std::size_t>(m), law),
+                                    {},
+                                    0.0};
+    for (int i = 0; i < m; ++i) problem.rho.push_back(contact.rho(i));
+    ContactWorkspace workspace;
+    Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * m), wr(3 * m);
+    // The problem of an increment from r (the last converged reactions):
+    // pressed to `delta`, the indenter moved by `ds` along t1.
+    const auto set_increment = [&](double delta, double ds) {
+      wr.setZero();
+      problem.operators->add_product(r, wr);
+      // As NodeToPlaneContact::motion_scale (every node touches at delta = 0).
+      problem.motion_scale = 0.0;
+      for (int i = 0; i < m; ++i) {
+        problem.q(3 * i) = -0.2 * delta;
+        problem.q.segment<2>(3 * i + 1) = -wr.segment<2>(3 * i + 1);
+        problem.q(3 * i + 1) -= ds;
+        problem.motion_scale = std::max(problem.motion_scale, problem.q.segment<3>(3 * i).norm());
+      }
+    };
+    for (const double ds : {0.0, 0.002, 0.002, 0.002}) {
+      set_increment(0.1, ds);
+      ASSERT_TRUE(solve_contact(problem, r, 1e-10, 500, workspace).converged);
+    }
+    // Nodes on the friction cone's surface (|r_t|_mu = r_n): the rim slides.
+    int on_cone = 0;
+    for (int i = 0; i < m; ++i) {
+      const Eigen::Vector3d r_i = r.segment<3>(3 * i);
+      on_cone += r_i(0) > 0.0 &&
+                 std::hypot(r_i(1) / law.mu1(), r_i(2) / law.mu2()) >= (1.0 - 1e-9) * r_i(0);
+    }
+    EXPECT_GT(on_cone, 0);
+    set_increment(0.1, -0.002);
+    Eigen::VectorXd from_last = r, from_bonded = r;
+    ContactWorkspace last_workspace, bonded_workspace;
+    bonded_workspace.load_turned_back = true;
+    const ContactSolveReport last = solve_contact(problem, from_last, 1e-10, 500, last_workspace);
+    const ContactSolveReport bonded =
+        solve_contact(problem, from_bonded, 1e-10, 500, bonded_workspace);
+    ASSERT_TRUE(last.converged);
+    ASSERT_TRUE(bonded.converged);
+    EXPECT_LE(bonded.scaled_certificate, 1e-10);
+    EXPECT_EQ(last.sweeps + bonded.sweeps, 0);
+    std::printf("law (%g, %g, %g, %g): %d Newton steps from the last reactions, %d with the turn\n",
+                law.mu1(), law.mu2(), law.p1(), law.p2(), last.newton_iterations,
+                bonded.newton_iterations);
+    if (law.associated()) {
+      EXPECT_LE(max_abs_difference(from_bonded, from_last),
+                1e-8 * from_last.lpNorm<Eigen::Infinity>());
+      EXPECT_LT(bonded.newton_iterations, last.newton_iterations);
+    } else {
+      EXPECT_EQ(max_abs_difference(from_bonded, from_last), 0.0);
+      EXPECT_EQ(bonded.newton_iterations, last.newton_iterations);
+    }
+  }
+}
+
 // A Newton step that is counted but not taken (here: its linear solve
 // fails) has its own progress event, which says why the pass ended, so
 // that the events count the report's Newton steps and a long increment's
