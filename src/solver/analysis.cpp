@@ -1473,11 +1473,11 @@ std::vector<double> Analysis::motion_steps(double position) const {
 
 bool Analysis::turns_back(double position) const {
   const double step_factor = case_.program.factor(position) - case_.program.factor(position_);
-  if (step_factor * previous_step_factor_ < 0.0) return true;
-  if (previous_motion_steps_.size() != case_.contacts.size()) return false;
+  if (step_factor * last_load_step_ < 0.0) return true;
+  if (last_motion_steps_.size() != case_.contacts.size()) return false;
   const std::vector<double> steps = motion_steps(position);
   for (std::size_t k = 0; k < steps.size(); ++k)
-    if (steps[k] * previous_motion_steps_[k] < 0.0) return true;
+    if (steps[k] * last_motion_steps_[k] < 0.0) return true;
   return false;
 }
 
@@ -1485,7 +1485,11 @@ void Analysis::commit_step(Increment& inc) {
   StepResult& result = inc.result;
   const int m = contact_->n_nodes();
   previous_step_factor_ = inc.step_factor;
-  previous_motion_steps_ = motion_steps(result.position);
+  if (inc.step_factor != 0.0) last_load_step_ = inc.step_factor;
+  const std::vector<double> motion_steps_now = motion_steps(result.position);
+  last_motion_steps_.resize(motion_steps_now.size(), 0.0);
+  for (std::size_t k = 0; k < motion_steps_now.size(); ++k)
+    if (motion_steps_now[k] != 0.0) last_motion_steps_[k] = motion_steps_now[k];
   r_previous_ = r_;
   reactions_motion_previous_ = std::move(reactions_motion_);
   reactions_motion_ = std::move(inc.reactions_motion);

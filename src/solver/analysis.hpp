@@ -182,9 +182,9 @@ class Analysis {
   StepResult advance_to(double position);
   /// Whether an increment from the converged state to `position` turns the
   /// loading back: the load program's factor, or a contact surface's
-  /// motion, changes with the sign opposite to the last step's. The
-  /// contact solve then also weighs the bonded start
-  /// (ContactWorkspace::load_turned_back).
+  /// motion, changes with the sign opposite to its last change (held steps
+  /// between them do not count). The contact solve then also weighs the
+  /// bonded start (ContactWorkspace::load_turned_back).
   [[nodiscard]] bool turns_back(double position) const;
 
   [[nodiscard]] const Mesh& mesh() const { return mesh_; }
@@ -461,10 +461,12 @@ class Analysis {
   // extrapolated start without a K_ff solve; empty elsewhere.
   Eigen::VectorXd reactions_motion_, reactions_motion_previous_;
   double previous_step_factor_ = 0.0;  // load factor change of the last step
-  // Each contact surface's motion factor change of the last step (0 for a
-  // surface that does not move): with the load's, where the loading turns
-  // back (turns_back).
-  std::vector<double> previous_motion_steps_;
+  // The last nonzero change of the load factor, and of each contact
+  // surface's motion factor (0: none yet, or a surface that does not
+  // move), whatever held steps came since: where the loading turns back
+  // (turns_back).
+  double last_load_step_ = 0.0;
+  std::vector<double> last_motion_steps_;
   std::vector<ContactNodeState> states_;
   std::vector<Eigen::Vector3d> slip_sum_;
   std::vector<double> slip_length_;

@@ -608,33 +608,37 @@ class FailingStepOperator final : public DelassusOperator {
 };
 
 // The analysis tells the contact solve where the loading turns back: the
-// load program's factor changing with the sign opposite to the last
-// step's, or a surface's own motion program doing so while the load is
-// held; not at the first step, nor along a monotone segment. Each
-// increment converges and passes the law's checks.
+// load program's factor changing with the sign opposite to its last
+// change, also after held steps, or a surface's own motion program doing
+// so (also after a dwell) while the load is held; not at the first step,
+// nor along a monotone segment, nor where a motion starts after standing
+// still. Each increment converges and passes the law's checks.
 TEST(ContactSolver, AnalysisSeesTheLoadAndASurfacesMotionTurnBack) {
   const Mesh mesh = generate_cylinder({});
   Case unloaded = punch_case(0.3, 2);
   unloaded.program.segments.push_back({0.5, 2, 0});
+  unloaded.program.segments.push_back({0.5, 1, 0});  // held
+  unloaded.program.segments.push_back({1.0, 1, 0});
   Analysis by_load(unloaded, mesh);
   std::vector<bool> turns;
-  for (int k = 1; k <= 4; ++k) {
+  for (int k = 1; k <= 6; ++k) {
     turns.push_back(by_load.turns_back(k));
     expect_law_holds(by_load, by_load.advance_to(k));
   }
-  EXPECT_EQ(turns, (std::vector<bool>{false, false, true, false}));
+  EXPECT_EQ(turns, (std::vector<bool>{false, false, true, false, false, true}));
 
   Case slid = punch_case(0.3, 1);
-  slid.program.segments.push_back({1.0, 4, 0});  // held while the plane moves
+  slid.program.segments.push_back({1.0, 6, 0});  // held while the plane moves
   slid.contacts[0].motion = {0.002, 0.0, 0.0};
-  slid.contacts[0].motion_program = LoadProgram{{{0.0, 1, 0}, {1.0, 2, 0}, {0.0, 2, 0}}};
+  slid.contacts[0].motion_program =
+      LoadProgram{{{0.0, 1, 0}, {1.0, 2, 0}, {1.0, 1, 0}, {0.0, 2, 0}, {0.5, 1, 0}}};
   Analysis by_motion(slid, mesh);
   turns.clear();
-  for (int k = 1; k <= 5; ++k) {
+  for (int k = 1; k <= 7; ++k) {
     turns.push_back(by_motion.turns_back(k));
     expect_law_holds(by_motion, by_motion.advance_to(k));
   }
-  EXPECT_EQ(turns, (std::vector<bool>{false, false, false, true, false}));
+  EXPECT_EQ(turns, (std::vector<bool>{false, false, false, false, true, false, true}));
 }
 
 // A flat indenter pressed into the face, slid along t1 until the rim
