@@ -74,7 +74,8 @@ struct ContactWorkspace {
     [[nodiscard]] bool of(const Eigen::VectorXd& x) const { return r.size() == x.size() && r == x; }
   } known_motion;
   /// Set by the caller for one solve in which the load turned back (the
-  /// increment's step has the sign opposite to the last one's): the
+  /// increment's step has the sign opposite to the load's last change;
+  /// the analysis's `Analysis::turns_back`): the
   /// bonded start (every node stuck where it is, solve_contact) is then
   /// weighed against the caller's start, and Newton takes the one of
   /// smaller |F|. Dense operators and associated laws only (solve_contact
