@@ -71,12 +71,12 @@ void CondensedMatrices::set_delassus_block(int i, int j, const Eigen::Matrix3d& 
 
 void CondensedMatrices::add_stiffness_product(const Eigen::Ref<const Eigen::VectorXd>& x,
                                               Eigen::Ref<Eigen::VectorXd> y) const {
-  add_symmetric_product('L', size(), buffer_.data() + 1, size() + 1, x, y);
+  add_symmetric_product('L', size(), buffer_.data() + 1, leading_dimension(), x, y);
 }
 
 void CondensedMatrices::add_delassus_product(const Eigen::Ref<const Eigen::VectorXd>& x,
                                              Eigen::Ref<Eigen::VectorXd> y) const {
-  add_symmetric_product('U', size(), buffer_.data(), size() + 1, x, y);
+  add_symmetric_product('U', size(), buffer_.data(), leading_dimension(), x, y);
 }
 
 void CondensedMatrices::add_stiffness_columns(int node, const Eigen::Vector3d& x,

@@ -239,6 +239,13 @@ struct Case {
   std::vector<CaseOverride> overrides;
 };
 
+/// The program of contact surface `plane`'s motion: its own
+/// (`contact[].motion.program`), else the case's load program.
+[[nodiscard]] inline const LoadProgram& motion_program_of(const Case& c,
+                                                          const ContactPlane& plane) {
+  return plane.motion_program ? *plane.motion_program : c.program;
+}
+
 /// The program named by c.cycles (the case's load program when the named
 /// item has no own program).
 [[nodiscard]] const LoadProgram& cycle_program(const Case& c);

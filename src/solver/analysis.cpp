@@ -959,8 +959,7 @@ void Analysis::apply_loads(Increment& inc) {
     inc.pattern_factors[k] = pattern_programs_[k]->factor(position);
   for (int pi = 0; pi < static_cast<int>(case_.contacts.size()); ++pi) {
     const ContactPlane& cp = case_.contacts[pi];
-    const LoadProgram& program = cp.motion_program ? *cp.motion_program : case_.program;
-    contact_->set_plane_motion(pi, cp.motion * program.factor(position));
+    contact_->set_plane_motion(pi, cp.motion * motion_program_of(case_, cp).factor(position));
   }
   set_increment_laws(case_, *contact_, position);
 
@@ -1464,7 +1463,7 @@ std::vector<double> Analysis::motion_steps(double position) const {
   std::vector<double> steps;
   steps.reserve(case_.contacts.size());
   for (const ContactPlane& cp : case_.contacts) {
-    const LoadProgram& program = cp.motion_program ? *cp.motion_program : case_.program;
+    const LoadProgram& program = motion_program_of(case_, cp);
     steps.push_back(cp.motion.isZero(0.0) ? 0.0
                                           : program.factor(position) - program.factor(position_));
   }

@@ -126,8 +126,8 @@ StepSnapshot snapshot_of(const Analysis& analysis, const StepResult& step,
     snapshot.contact_reaction[analysis.contact().nodes()[i].plane] += snapshot.reaction.back();
   }
   for (const ContactPlane& cp : c.contacts) {
-    const LoadProgram& program = cp.motion_program ? *cp.motion_program : c.program;
-    snapshot.contact_motion.emplace_back(cp.motion * program.factor(step.position));
+    snapshot.contact_motion.emplace_back(cp.motion *
+                                         motion_program_of(c, cp).factor(step.position));
   }
   return snapshot;
 }
